@@ -1,1 +1,3 @@
-export {};
+export * from "./expr.js";
+export * from "./types.js";
+export * from "./physical.js";

@@ -1,0 +1,36 @@
+import { parseCommandLine, UsageError } from "./args.js";
+import { parseCommand } from "./commands/parse.js";
+import type { Output } from "./output.js";
+
+export const USAGE = `Usage: weir <command> [options]
+
+Commands:
+  parse FILE.sql [--json]   check a script's syntax; list its statements (or print the AST as JSON)
+  help                      show this text
+
+Exit codes: 0 success, 1 SQL or validation errors, 2 runtime failures.`;
+
+/** Runs one `weir` invocation and returns its exit code. */
+export async function weir(argv: readonly string[], out: Output): Promise<number> {
+  try {
+    const cmd = parseCommandLine(argv);
+    switch (cmd.command) {
+      case "parse":
+        return parseCommand(cmd, out);
+      case undefined:
+      case "help":
+        out.out(USAGE);
+        return cmd.command === undefined && !cmd.flags.has("help") ? 1 : 0;
+      default:
+        out.err(`weir: unknown command '${cmd.command}'\n\n${USAGE}`);
+        return 1;
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      out.err(`weir: ${e.message}`);
+      return 1;
+    }
+    out.err(`weir: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    return 2;
+  }
+}

@@ -1,0 +1,314 @@
+import type { Expr } from "./expr.js";
+import type { DataType } from "./types.js";
+
+/**
+ * The physical plan: what the planner hands the runtime. Plain, JSON-serialisable, versioned
+ * data; the runtime builds one operator per node through a registry keyed by `kind`.
+ *
+ * Invariants:
+ * - `nodes` are in topological order: a node's `inputs` name earlier nodes by `id`.
+ * - Every node states its output `schema`, `changelogMode`, `streamKey` (the columns that
+ *   identify a row in its output, or null when unknown) and `watermarkColumn` (the output
+ *   column that carries event time and is aligned with the watermarks it emits, or null).
+ * - Intervals and sizes are milliseconds; event times are epoch milliseconds.
+ */
+export interface PhysicalDag {
+  readonly version: typeof PHYSICAL_DAG_VERSION;
+  readonly nodes: readonly PhysicalNode[];
+  /** Ids of the sink nodes; a job ends when every sink has seen `end`. */
+  readonly sinks: readonly number[];
+  /** Effective settings of the job (`SET` statements and `--set`), e.g. 'table.local-time-zone'. */
+  readonly settings: Readonly<Record<string, string>>;
+}
+
+export const PHYSICAL_DAG_VERSION = 1 as const;
+
+export interface Field {
+  readonly name: string;
+  readonly type: DataType;
+}
+
+/**
+ * - insert-only: only `+I`.
+ * - upsert: `+I`/`+U` carry the full new row for `key`; `-D` deletes by key; no `-U`.
+ * - retract: every change; an update is a `-U` immediately followed by its `+U`.
+ */
+export type ChangelogMode =
+  | { readonly kind: "insert-only" }
+  | { readonly kind: "upsert"; readonly key: readonly number[] }
+  | { readonly kind: "retract" };
+
+/** Where in the SQL text a node came from, for plan-time and run-time errors. */
+export interface SourceSpan {
+  readonly line: number;
+  readonly column: number;
+  readonly offset: number;
+  readonly end: number;
+}
+
+interface NodeBase {
+  readonly id: number;
+  readonly inputs: readonly number[];
+  readonly schema: readonly Field[];
+  readonly changelogMode: ChangelogMode;
+  readonly streamKey: readonly number[] | null;
+  readonly watermarkColumn: number | null;
+  readonly span?: SourceSpan;
+}
+
+export type PhysicalNode =
+  | SourceNode
+  | ValuesNode
+  | CalcNode
+  | ExpandNode
+  | UnionNode
+  | WindowTableFunctionNode
+  | WindowAggregateNode
+  | GroupAggregateNode
+  | JoinNode
+  | IntervalJoinNode
+  | WindowJoinNode
+  | RankNode
+  | DeduplicateNode
+  | WindowRankNode
+  | WindowDeduplicateNode
+  | OverAggregateNode
+  | UnnestNode
+  | ChangelogNormalizeNode
+  | SinkNode;
+
+export type PhysicalNodeKind = PhysicalNode["kind"];
+
+/**
+ * A table scan. The output row is the physical columns (as the connector reads them, metadata
+ * columns included) followed by the computed columns, in declaration order — `schema` is that
+ * full row. Virtual metadata columns are read but never written by sinks.
+ */
+export interface SourceNode extends NodeBase {
+  readonly kind: "source";
+  readonly table: string;
+  readonly connector: string;
+  readonly options: Readonly<Record<string, string>>;
+  /** Per output column: where its value comes from. */
+  readonly columns: readonly SourceColumn[];
+  /** Over the output row (computed columns included). */
+  readonly watermark: { readonly column: number; readonly expr: Expr } | null;
+  /** `'scan.watermark.idle-timeout'` or `'table.exec.source.idle-timeout'`; 0 = never idle. */
+  readonly idleTimeoutMs: number;
+  readonly primaryKey: readonly number[] | null;
+  /** Only these output columns are needed downstream (projection push-down); null = all. */
+  readonly projectedColumns: readonly number[] | null;
+}
+
+export type SourceColumn =
+  | { readonly kind: "physical"; readonly name: string }
+  | { readonly kind: "metadata"; readonly key: string; readonly virtual: boolean }
+  | { readonly kind: "computed"; readonly expr: Expr };
+
+export interface ValuesNode extends NodeBase {
+  readonly kind: "values";
+  /** Literal values in the JSON encoding of `Literal.value`. */
+  readonly rows: readonly (readonly (string | number | boolean | null)[])[];
+}
+
+/** Projection and filter, fused. Rewrites update pairs by the filter rule (see runtime). */
+export interface CalcNode extends NodeBase {
+  readonly kind: "calc";
+  readonly projections: readonly Expr[];
+  readonly condition: Expr | null;
+}
+
+/** Emits each input row once per projection list (GROUPING SETS / ROLLUP / CUBE). */
+export interface ExpandNode extends NodeBase {
+  readonly kind: "expand";
+  readonly projections: readonly (readonly Expr[])[];
+}
+
+export interface UnionNode extends NodeBase {
+  readonly kind: "union";
+}
+
+export type WindowSpec =
+  | { readonly kind: "tumble"; readonly size: number; readonly offset: number }
+  | { readonly kind: "hop"; readonly size: number; readonly slide: number; readonly offset: number }
+  | { readonly kind: "cumulate"; readonly maxSize: number; readonly step: number; readonly offset: number }
+  | { readonly kind: "session"; readonly gap: number; readonly partitionKeys: readonly number[] };
+
+/**
+ * A window TVF not fused into an aggregate: output = input columns + window_start, window_end,
+ * window_time; one output row per window the row belongs to. Rows late for every window they
+ * belong to are dropped and counted.
+ */
+export interface WindowTableFunctionNode extends NodeBase {
+  readonly kind: "window-table-function";
+  readonly window: WindowSpec;
+  readonly timeColumn: number;
+}
+
+export interface AggregateCall {
+  /** COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG, STDDEV_POP, ... */
+  readonly fn: string;
+  /** Input columns (arguments are pre-projected); empty for COUNT(*). */
+  readonly args: readonly number[];
+  readonly argTypes: readonly DataType[];
+  readonly distinct: boolean;
+  /** A BOOLEAN input column: only rows where it is TRUE are aggregated (FILTER (WHERE ...)). */
+  readonly filterColumn: number | null;
+  readonly type: DataType;
+  /** Constant arguments (e.g. LISTAGG's separator), in `Literal.value` encoding. */
+  readonly constants?: readonly (string | number | boolean | null)[];
+  readonly name: string;
+}
+
+/**
+ * Window aggregation (window TVF + GROUP BY window_start, window_end, ...), and the legacy
+ * GROUP BY TUMBLE/HOP/SESSION windows. Output row: group keys, aggregate values, window_start,
+ * window_end, window_time. Insert-only: a window emits once, when the watermark passes
+ * window_end − 1. Rows for slices already fired are late: dropped and counted.
+ */
+export interface WindowAggregateNode extends NodeBase {
+  readonly kind: "window-aggregate";
+  readonly window: WindowSpec;
+  /** The input's event-time column (a rowtime attribute). */
+  readonly timeColumn: number;
+  readonly groupKeys: readonly number[];
+  readonly aggregates: readonly AggregateCall[];
+}
+
+/**
+ * Unbounded GROUP BY. Output row: group keys then aggregate values. Emits +I for a new group,
+ * -U/+U when its result changes (nothing when it does not), -D when its last row is retracted.
+ */
+export interface GroupAggregateNode extends NodeBase {
+  readonly kind: "group-aggregate";
+  readonly groupKeys: readonly number[];
+  readonly aggregates: readonly AggregateCall[];
+  /** Set by the planner when the input is insert-only (no retraction needed). */
+  readonly inputInsertOnly: boolean;
+}
+
+export type JoinType = "inner" | "left" | "right" | "full" | "semi" | "anti";
+
+/** Regular (unbounded) join over inputs that may retract. Output row: left columns, right columns. */
+export interface JoinNode extends NodeBase {
+  readonly kind: "join";
+  readonly joinType: JoinType;
+  readonly leftKeys: readonly number[];
+  readonly rightKeys: readonly number[];
+  /** Residual non-equi condition over the concatenated row, or null. */
+  readonly condition: Expr | null;
+}
+
+/**
+ * `l.t BETWEEN r.t + lowerBound AND r.t + upperBound` (bounds inclusive, in ms), plus equi keys.
+ * State older than the bounds allow is cleaned as the watermark passes.
+ */
+export interface IntervalJoinNode extends NodeBase {
+  readonly kind: "interval-join";
+  readonly joinType: "inner" | "left" | "right" | "full";
+  readonly leftKeys: readonly number[];
+  readonly rightKeys: readonly number[];
+  readonly leftTimeColumn: number;
+  readonly rightTimeColumn: number;
+  readonly lowerBound: number;
+  readonly upperBound: number;
+  readonly condition: Expr | null;
+}
+
+/** Join of two window TVF outputs on window_start, window_end and keys; emits when the window fires. */
+export interface WindowJoinNode extends NodeBase {
+  readonly kind: "window-join";
+  readonly joinType: JoinType;
+  readonly leftKeys: readonly number[];
+  readonly rightKeys: readonly number[];
+  readonly leftWindow: { readonly start: number; readonly end: number };
+  readonly rightWindow: { readonly start: number; readonly end: number };
+  readonly condition: Expr | null;
+}
+
+export interface SortKey {
+  readonly column: number;
+  readonly descending: boolean;
+  readonly nullsFirst: boolean;
+}
+
+/** Top-N: ROW_NUMBER/RANK/DENSE_RANK over a partition, kept while rank <= rankEnd. */
+export interface RankNode extends NodeBase {
+  readonly kind: "rank";
+  readonly rankFunction: "ROW_NUMBER" | "RANK" | "DENSE_RANK";
+  readonly partitionKeys: readonly number[];
+  readonly orderBy: readonly SortKey[];
+  readonly rankStart: number;
+  readonly rankEnd: number;
+  /** Append the rank number as the last output column. */
+  readonly outputRank: boolean;
+}
+
+/** ROW_NUMBER() OVER (PARTITION BY k ORDER BY time [DESC]) = 1. */
+export interface DeduplicateNode extends NodeBase {
+  readonly kind: "deduplicate";
+  readonly keys: readonly number[];
+  readonly keepLast: boolean;
+  readonly timeColumn: number;
+  readonly timeKind: "rowtime" | "proctime";
+}
+
+export interface WindowRankNode extends NodeBase {
+  readonly kind: "window-rank";
+  readonly window: { readonly start: number; readonly end: number };
+  readonly rankFunction: "ROW_NUMBER" | "RANK" | "DENSE_RANK";
+  readonly partitionKeys: readonly number[];
+  readonly orderBy: readonly SortKey[];
+  readonly rankStart: number;
+  readonly rankEnd: number;
+  readonly outputRank: boolean;
+}
+
+export interface WindowDeduplicateNode extends NodeBase {
+  readonly kind: "window-deduplicate";
+  readonly window: { readonly start: number; readonly end: number };
+  readonly keys: readonly number[];
+  readonly keepLast: boolean;
+  readonly timeColumn: number;
+}
+
+export interface OverFrame {
+  readonly kind: "rows" | "range";
+  /** Rows or milliseconds preceding; null = UNBOUNDED PRECEDING. */
+  readonly preceding: number | null;
+}
+
+/** OVER aggregation ordered by rowtime; output = input columns + one column per aggregate. */
+export interface OverAggregateNode extends NodeBase {
+  readonly kind: "over-aggregate";
+  readonly partitionKeys: readonly number[];
+  readonly timeColumn: number;
+  readonly frame: OverFrame;
+  readonly aggregates: readonly AggregateCall[];
+}
+
+/** CROSS JOIN UNNEST(arr): output = input columns + the element column(s) [+ ordinality]. */
+export interface UnnestNode extends NodeBase {
+  readonly kind: "unnest";
+  readonly array: Expr;
+  readonly withOrdinality: boolean;
+  readonly leftOuter: boolean;
+}
+
+/** Turns an upsert stream (by `key`) into a retract stream, keeping the last row per key. */
+export interface ChangelogNormalizeNode extends NodeBase {
+  readonly kind: "changelog-normalize";
+  readonly key: readonly number[];
+}
+
+export interface SinkNode extends NodeBase {
+  readonly kind: "sink";
+  readonly table: string;
+  readonly connector: string;
+  readonly options: Readonly<Record<string, string>>;
+  /** The sink table's columns (what is written). */
+  readonly tableSchema: readonly Field[];
+  readonly primaryKey: readonly number[] | null;
+  /** What the input delivers, after the planner's checks. */
+  readonly inputMode: ChangelogMode;
+}
