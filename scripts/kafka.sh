@@ -60,8 +60,9 @@ ensure_libs() {
   </dependencies>
 </project>
 EOF
+    # Debian's Maven 3.8 writes colour resets even with -q -B; they are stripped.
     mvn -B -q -Dstyle.color=never -f "$cache_dir/pom.xml" dependency:copy-dependencies \
-      -DincludeScope=runtime -DoutputDirectory="$libs" >&2 ||
+      -DincludeScope=runtime -DoutputDirectory="$libs" 2>&1 | sed 's/\x1b\[[0-9;]*m//g; /^$/d' >&2 ||
       die "mvn could not fetch Kafka $version (see above)"
     [[ -f $libs/kafka_2.13-$version.jar ]] || die "mvn finished but $libs has no kafka_2.13-$version.jar"
     touch "$cache_dir/.complete"

@@ -1,4 +1,4 @@
--- Views, materialized views, INSERT, statement sets, SET/RESET, SHOW, DESCRIBE, EXPLAIN, STOP JOB.
+-- Views, INSERT, statement sets, SET/RESET, SHOW, DESCRIBE, EXPLAIN, STOP JOB.
 
 CREATE VIEW big_bids AS
 SELECT * FROM Bid WHERE price > 10;
@@ -19,17 +19,6 @@ CREATE VIEW t1 (s) AS VALUES ('c'), ('a'), ('b'), ('b'), ('c');
 
 CREATE VIEW t2 (s) AS VALUES ('d'), ('e'), ('a'), ('b'), ('b');
 
-CREATE MATERIALIZED VIEW revenue_per_product AS
-SELECT product, SUM(price) AS revenue
-FROM Orders
-GROUP BY product;
-
-CREATE MATERIALIZED VIEW bids_per_minute
-WITH ('state.ttl' = '1 h')
-AS SELECT window_start, window_end, COUNT(*) AS bids
-FROM TABLE(TUMBLE(TABLE Bid, DESCRIPTOR(bidtime), INTERVAL '1' MINUTE))
-GROUP BY window_start, window_end;
-
 DROP VIEW big_bids;
 
 DROP VIEW IF EXISTS my_db.order_view;
@@ -37,10 +26,6 @@ DROP VIEW IF EXISTS my_db.order_view;
 DROP TEMPORARY VIEW supplier_totals;
 
 DROP TEMPORARY VIEW IF EXISTS recent_orders;
-
-DROP MATERIALIZED VIEW revenue_per_product;
-
-DROP MATERIALIZED VIEW IF EXISTS bids_per_minute;
 
 INSERT INTO print_sink
 SELECT CAST(order_id AS BIGINT), product FROM Orders;

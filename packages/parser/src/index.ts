@@ -1,1 +1,15 @@
-export {};
+export type * from "./ast/index.js";
+export type { Diagnostic, Severity } from "./diagnostics.js";
+export { renderDiagnostic } from "./diagnostics.js";
+export { statementKindLabel } from "./labels.js";
+export type { LexResult } from "./lexer.js";
+export { lex } from "./lexer.js";
+export type { ParseNodeResult, ParseResult } from "./parser/parse.js";
+export { parse, parseDataType, parseExpression } from "./parser/parse.js";
+export { Prec } from "./precedence.js";
+export type { PrintableNode } from "./printer.js";
+export { print, printScript } from "./printer.js";
+export type { Span } from "./span.js";
+export type { WithoutSpans } from "./strip.js";
+export { stripSpans } from "./strip.js";
+export type { Token, TokenKind } from "./tokens.js";

@@ -107,8 +107,8 @@ export type SourceColumn =
 
 export interface ValuesNode extends NodeBase {
   readonly kind: "values";
-  /** Literal values in the JSON encoding of `Literal.value`. */
-  readonly rows: readonly (readonly (string | number | boolean | null)[])[];
+  /** Constant expressions (no input references), evaluated once when the job starts. */
+  readonly rows: readonly (readonly Expr[])[];
 }
 
 /** Projection and filter, fused. Rewrites update pairs by the filter rule (see runtime). */

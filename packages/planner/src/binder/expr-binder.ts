@@ -1,0 +1,280 @@
+import type * as ast from "@weir/parser";
+import type { Expr } from "../expr.js";
+import { E } from "../expr.js";
+import { canonicalFunctionName, inferCall, isScalarFunction } from "../functions/infer.js";
+import { OPERATORS } from "../functions/operators.js";
+import { ALIASES, SCALAR_FUNCTIONS } from "../functions/scalarFunctions.js";
+import { canCast, commonType } from "../functions/typeRules.js";
+import type { DataType } from "../types.js";
+import { formatType, materialize, T, withNullable } from "../types.js";
+import { functionName, groupWindowAuxiliary, isAggregateCall, isOverCall, RANKING_FUNCTIONS } from "./ast-walk.js";
+import { bindDataType } from "./data-types.js";
+import { didYouMean, fail } from "./errors.js";
+import { bindInterval, bindNumber, bindTypedLiteral } from "./literals.js";
+import type { Scope } from "./scope.js";
+
+/**
+ * How to bind expressions of one clause. `hook` sees every sub-expression first (outermost
+ * first) and may answer it (aggregate calls, group keys, OVER calls, select aliases).
+ */
+export interface ExprContext {
+  readonly scope: Scope;
+  /** For messages: "WHERE", "ON", "GROUP BY", "a computed column", ... */
+  readonly clause: string;
+  readonly hook?: (e: ast.Expr) => Expr | undefined;
+}
+
+/** Structural identity of a bound expression (for matching GROUP BY keys and deduplication). */
+export function exprKey(e: Expr): string {
+  return JSON.stringify(e);
+}
+
+export function sameType(a: DataType, b: DataType): boolean {
+  return exprKeyOfType(withNullable(materialize(a), true)) === exprKeyOfType(withNullable(materialize(b), true));
+}
+
+function exprKeyOfType(t: DataType): string {
+  return JSON.stringify(t);
+}
+
+/** Casts `e` to `target` (keeping `e`'s nullability) unless it already has that type. */
+export function coerce(e: Expr, target: DataType): Expr {
+  if (target.kind === "NULL" || sameType(e.type, target)) return e;
+  const t = withNullable(target, e.type.nullable);
+  if (e.kind === "literal" && e.value === null) return E.literal(null, t);
+  return E.cast(e, t);
+}
+
+/** A call with Flink's type inference; implicit casts are inserted from the inferred argument types. */
+export function callOf(fn: string, args: readonly Expr[], span: ast.Span): Expr {
+  const inf = inferCall(fn, args.map((a) => a.type));
+  if ("error" in inf) fail("type-error", inf.error, span);
+  return E.call(
+    canonicalFunctionName(fn),
+    args.map((a, i) => coerce(a, inf.argTypes[i]!)),
+    inf.type,
+  );
+}
+
+const keyword = (word: string): Expr => E.literal(word, T.char(word.length, false));
+
+export function bindExpr(e: ast.Expr, ctx: ExprContext): Expr {
+  const hooked = ctx.hook?.(e);
+  if (hooked !== undefined) return hooked;
+  const b = (x: ast.Expr) => bindExpr(x, ctx);
+  switch (e.kind) {
+    case "NumberLiteral":
+      return bindNumber(e, false);
+    case "StringLiteral":
+      return E.literal(e.value, T.char(e.value.length, false));
+    case "BinaryLiteral":
+      return E.literal(e.hex.toLowerCase(), T.binary(e.hex.length / 2, false));
+    case "BooleanLiteral":
+      return E.literal(e.value, T.boolean(false));
+    case "NullLiteral":
+      return E.literal(null, T.null());
+    case "TypedLiteral":
+      return bindTypedLiteral(e);
+    case "IntervalLiteral":
+      return bindInterval(e, false);
+    case "ColumnRef": {
+      const r = ctx.scope.resolve(e.names, e.span);
+      let out: Expr = E.input(r.column.index, r.column.type);
+      for (const f of r.rest) out = fieldAccess(out, f);
+      return out;
+    }
+    case "UnaryExpr":
+      if (e.op === "-" && e.operand.kind === "NumberLiteral") return bindNumber(e.operand, true);
+      if (e.op === "-" && e.operand.kind === "IntervalLiteral") return bindInterval(e.operand, true);
+      if (e.op === "+") return b(e.operand);
+      return callOf(e.op === "-" ? "NEG" : "NOT", [b(e.operand)], e.span);
+    case "BinaryExpr":
+      return callOf(e.op, [b(e.left), b(e.right)], e.span);
+    case "IsExpr": {
+      const test = e.test === "UNKNOWN" ? "NULL" : e.test;
+      return callOf(`IS ${e.negated ? "NOT " : ""}${test}`, [b(e.operand)], e.span);
+    }
+    case "IsDistinctFromExpr":
+      return callOf(e.negated ? "IS NOT DISTINCT FROM" : "IS DISTINCT FROM", [b(e.left), b(e.right)], e.span);
+    case "BetweenExpr": {
+      const [x, lo, hi] = [b(e.operand), b(e.low), b(e.high)];
+      let out = callOf("BETWEEN", [x, lo, hi], e.span);
+      if (e.symmetric) out = callOf("OR", [out, callOf("BETWEEN", [x, hi, lo], e.span)], e.span);
+      return e.negated ? callOf("NOT", [out], e.span) : out;
+    }
+    case "LikeExpr": {
+      const args = [b(e.operand), b(e.pattern)];
+      if (e.escape) args.push(b(e.escape));
+      const out = callOf(e.op, args, e.span);
+      return e.negated ? callOf("NOT", [out], e.span) : out;
+    }
+    case "InListExpr": {
+      const out = callOf("IN", [b(e.operand), ...e.list.map(b)], e.span);
+      return e.negated ? callOf("NOT", [out], e.span) : out;
+    }
+    case "InSubqueryExpr":
+      return fail(
+        "unsupported",
+        `IN (subquery) is only supported as a condition of WHERE, not in ${ctx.clause}`,
+        e.span,
+        "move the condition to the WHERE clause, or use a JOIN",
+      );
+    case "ExistsExpr":
+      return fail("unsupported", `EXISTS is only supported as a condition of WHERE, not in ${ctx.clause}`, e.span);
+    case "SubqueryExpr":
+      return fail("unsupported", "scalar subqueries are not supported yet", e.span, "rewrite the subquery as a JOIN");
+    case "CaseExpr":
+      return bindCase(e, ctx);
+    case "CastExpr": {
+      const x = b(e.operand);
+      const target = bindDataType(e.type);
+      if (!canCast(x.type, target)) {
+        fail("type-error", `cannot cast ${formatType(x.type)} to ${formatType(target)}`, e.span);
+      }
+      const nullable = e.safe || x.type.nullable;
+      const t = withNullable(target, nullable);
+      if (x.kind === "literal" && x.value === null) return E.literal(null, t);
+      return E.cast(x, t, e.safe);
+    }
+    case "FunctionCall":
+      return bindFunction(e, ctx);
+    case "ExtractExpr":
+      return callOf("EXTRACT", [keyword(e.unit), b(e.source)], e.span);
+    case "FloorCeilExpr":
+      return callOf(e.fn, [b(e.operand), keyword(e.unit)], e.span);
+    case "TrimExpr": {
+      const args = [keyword(e.mode)];
+      if (e.chars) args.push(b(e.chars));
+      args.push(b(e.source));
+      return callOf("TRIM", args, e.span);
+    }
+    case "SubstringExpr":
+      return callOf("SUBSTRING", e.for ? [b(e.source), b(e.from), b(e.for)] : [b(e.source), b(e.from)], e.span);
+    case "PositionExpr":
+      return callOf("POSITION", [b(e.needle), b(e.haystack)], e.span);
+    case "OverlayExpr": {
+      const args = [b(e.source), b(e.replacement), b(e.from)];
+      if (e.for) args.push(b(e.for));
+      return callOf("OVERLAY", args, e.span);
+    }
+    case "TimestampArithExpr":
+      return callOf(e.fn, [keyword(e.unit), b(e.args[0]), b(e.args[1])], e.span);
+    case "ArrayConstructor":
+      return callOf("ARRAY", e.elements.map(b), e.span);
+    case "MapConstructor":
+      return callOf(
+        "MAP",
+        e.entries.flatMap((x) => [b(x.key), b(x.value)]),
+        e.span,
+      );
+    case "RowConstructor":
+      return callOf("ROW", e.fields.map(b), e.span);
+    case "SubscriptExpr":
+      return callOf("ITEM", [b(e.target), b(e.index)], e.span);
+    case "FieldAccessExpr":
+      return fieldAccess(b(e.target), e.field);
+    default: {
+      const _exhaustive: never = e;
+      return _exhaustive;
+    }
+  }
+}
+
+function fieldAccess(target: Expr, field: ast.Identifier): Expr {
+  const t = target.type;
+  if (t.kind !== "ROW") {
+    return fail("type-error", `cannot access field '${field.value}' of a value of type ${formatType(t)}`, field.span);
+  }
+  const index = t.fields.findIndex((f) => f.name === field.value);
+  if (index < 0) {
+    return fail(
+      "field-not-found",
+      `field '${field.value}' not found in ${formatType(t)}`,
+      field.span,
+      didYouMean(
+        field.value,
+        t.fields.map((f) => f.name),
+      ),
+    );
+  }
+  const ft = t.fields[index]!.type;
+  return E.field(target, index, field.value, t.nullable ? withNullable(ft, true) : ft);
+}
+
+function bindCase(e: ast.CaseExpr, ctx: ExprContext): Expr {
+  const b = (x: ast.Expr) => bindExpr(x, ctx);
+  const operand = e.operand ? b(e.operand) : undefined;
+  const whens = e.whens.map((w) => {
+    const cond = operand ? callOf("=", [operand, b(w.when)], w.span) : b(w.when);
+    if (cond.type.kind !== "BOOLEAN" && cond.type.kind !== "NULL") {
+      fail("type-error", `CASE WHEN condition must be BOOLEAN, got ${formatType(cond.type)}`, w.when.span);
+    }
+    return { when: cond, result: b(w.then) };
+  });
+  const otherwise = e.else ? b(e.else) : null;
+  const results = [...whens.map((w) => w.result), ...(otherwise ? [otherwise] : [])];
+  let t = commonType(results.map((r) => r.type));
+  if (t === undefined) {
+    return fail(
+      "type-error",
+      `CASE branches have no common type (${results.map((r) => formatType(r.type)).join(", ")})`,
+      e.span,
+    );
+  }
+  if (t.kind === "NULL") t = T.int();
+  if (otherwise === null) t = withNullable(t, true);
+  const target = t;
+  return E.caseWhen(
+    whens.map((w) => ({ when: w.when, result: coerce(w.result, target) })),
+    otherwise ? coerce(otherwise, target) : null,
+    target,
+  );
+}
+
+function bindFunction(e: ast.FunctionCall, ctx: ExprContext): Expr {
+  const name = functionName(e);
+  const upper = name.toUpperCase();
+  if (isOverCall(e)) {
+    return fail("misplaced-window-function", `window function ${upper} is not allowed in ${ctx.clause}`, e.span);
+  }
+  if (isAggregateCall(e)) {
+    return fail(
+      "misplaced-aggregate",
+      `aggregate function ${upper} is not allowed in ${ctx.clause}`,
+      e.span,
+      ctx.clause === "WHERE" ? "filter on aggregates with HAVING" : undefined,
+    );
+  }
+  if (RANKING_FUNCTIONS.has(upper)) {
+    return fail("missing-over", `${upper} needs an OVER clause`, e.span);
+  }
+  const aux = groupWindowAuxiliary(e);
+  if (aux !== undefined) {
+    return fail(
+      "misplaced-group-window",
+      `${upper} is only allowed in a query with GROUP BY ${aux.window}(...)`,
+      e.span,
+      "use the same window arguments as in GROUP BY",
+    );
+  }
+  if (upper === "TUMBLE" || upper === "HOP" || upper === "SESSION" || upper === "CUMULATE") {
+    return fail(
+      "misplaced-group-window",
+      `${upper}(...) is only allowed in GROUP BY or as a window table function in FROM TABLE(...)`,
+      e.span,
+    );
+  }
+  if (e.distinct || e.star || e.filter) {
+    return fail("not-an-aggregate", `${upper} is not an aggregate function`, e.span);
+  }
+  if (e.name.parts.length > 1 || !isScalarFunction(name)) {
+    const candidates = [...Object.keys(SCALAR_FUNCTIONS), ...Object.keys(ALIASES)].filter((n) => !(n in OPERATORS));
+    return fail(
+      "unknown-function",
+      `unknown function '${name}'`,
+      e.name.span,
+      didYouMean(upper, candidates) ?? "user-defined functions are not supported",
+    );
+  }
+  return callOf(name, e.args.map((a) => bindExpr(a, ctx)), e.span);
+}

@@ -1,0 +1,442 @@
+import { parseDuration, parseMemorySize } from "./durations.js";
+
+/**
+ * What each connector and format accepts in `WITH (...)`, checked at plan time so that a typo
+ * is an error pointing at the option, before anything runs. The runtime reads the same keys.
+ */
+export type OptionType =
+  | { readonly kind: "string" }
+  | { readonly kind: "int"; readonly min?: number }
+  | { readonly kind: "boolean" }
+  | { readonly kind: "duration" }
+  | { readonly kind: "memory" }
+  | { readonly kind: "enum"; readonly values: readonly string[] };
+
+export interface OptionSpec {
+  readonly key: string;
+  readonly type: OptionType;
+  readonly required?: boolean;
+  readonly description: string;
+}
+
+export interface ConnectorSpec {
+  readonly name: string;
+  readonly source: boolean;
+  readonly sink: boolean;
+  readonly options: readonly OptionSpec[];
+  /** Free-form option families (`properties.*` passed to the client, `fields.*` of datagen). */
+  readonly prefixes: readonly string[];
+  /** Whether `'format'` (and the format's own options) apply. */
+  readonly formats: readonly string[] | null;
+  /** Key formats (`'key.format'`), for Kafka. */
+  readonly keyFormats?: readonly string[];
+}
+
+export interface FormatSpec {
+  readonly name: string;
+  readonly options: readonly OptionSpec[];
+  /** Changelog the format can carry when read: insert-only rows, or a full changelog. */
+  readonly changelog: "insert-only" | "retract";
+}
+
+/** One problem with a table's options; `key` names the option it is about (or 'connector'). */
+export interface OptionProblem {
+  readonly key: string;
+  readonly at: "key" | "value" | "table";
+  readonly message: string;
+  readonly hint?: string;
+}
+
+const str = { kind: "string" } as const;
+const int = (min = 0): OptionType => ({ kind: "int", min });
+const bool = { kind: "boolean" } as const;
+const duration = { kind: "duration" } as const;
+const oneOf = (...values: string[]): OptionType => ({ kind: "enum", values });
+
+const timestampStandard: OptionSpec = {
+  key: "timestamp-format.standard",
+  type: oneOf("SQL", "ISO-8601"),
+  description: "how TIMESTAMP values are written: 'SQL' (yyyy-MM-dd HH:mm:ss.SSS) or 'ISO-8601'",
+};
+
+export const FORMATS: Readonly<Record<string, FormatSpec>> = {
+  json: {
+    name: "json",
+    changelog: "insert-only",
+    options: [
+      { key: "ignore-parse-errors", type: bool, description: "skip (and count) malformed records" },
+      { key: "fail-on-missing-field", type: bool, description: "fail when a field is missing" },
+      timestampStandard,
+      { key: "map-null-key.mode", type: oneOf("FAIL", "DROP", "LITERAL"), description: "null map keys" },
+      { key: "map-null-key.literal", type: str, description: "literal for null map keys" },
+      { key: "encode.decimal-as-plain-number", type: bool, description: "no scientific notation" },
+    ],
+  },
+  csv: {
+    name: "csv",
+    changelog: "insert-only",
+    options: [
+      { key: "field-delimiter", type: str, description: "field delimiter, default ','" },
+      { key: "quote-character", type: str, description: "quote character, default '\"'" },
+      { key: "disable-quote-character", type: bool, description: "no quoting" },
+      { key: "allow-comments", type: bool, description: "skip lines starting with '#'" },
+      { key: "ignore-parse-errors", type: bool, description: "skip (and count) malformed records" },
+      { key: "array-element-delimiter", type: str, description: "array element delimiter, default ';'" },
+      { key: "escape-character", type: str, description: "escape character" },
+      { key: "null-literal", type: str, description: "text read as NULL" },
+      { key: "header", type: bool, description: "first line is a header (Weir extension)" },
+    ],
+  },
+  raw: {
+    name: "raw",
+    changelog: "insert-only",
+    options: [
+      { key: "charset", type: str, description: "charset of text values, default UTF-8" },
+      { key: "endianness", type: oneOf("big-endian", "little-endian"), description: "numbers" },
+    ],
+  },
+  "changelog-json": {
+    name: "changelog-json",
+    changelog: "retract",
+    options: [
+      { key: "ignore-parse-errors", type: bool, description: "skip (and count) malformed records" },
+      timestampStandard,
+    ],
+  },
+  "debezium-json": {
+    name: "debezium-json",
+    changelog: "retract",
+    options: [
+      { key: "ignore-parse-errors", type: bool, description: "skip (and count) malformed records" },
+      { key: "schema-include", type: bool, description: "messages carry a schema envelope" },
+      timestampStandard,
+    ],
+  },
+  arrow: { name: "arrow", changelog: "insert-only", options: [] },
+};
+
+const startupModes = oneOf("earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets");
+const idleTimeout: OptionSpec = {
+  key: "scan.watermark.idle-timeout",
+  type: duration,
+  description: "a split without data for this long stops holding the watermark back",
+};
+const sinkBuffer: OptionSpec[] = [
+  { key: "sink.buffer-flush.max-rows", type: int(0), description: "flush after this many rows" },
+  { key: "sink.buffer-flush.interval", type: duration, description: "flush at least this often" },
+  { key: "sink.max-retries", type: int(0), description: "retries of a failed flush" },
+  { key: "sink.parallelism", type: int(1), description: "accepted for Flink compatibility" },
+];
+
+export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
+  filesystem: {
+    name: "filesystem",
+    source: true,
+    sink: true,
+    formats: ["json", "csv", "raw", "changelog-json", "debezium-json", "arrow"],
+    prefixes: [],
+    options: [
+      { key: "path", type: str, required: true, description: "file or directory" },
+      { key: "format", type: str, required: true, description: "record format" },
+      idleTimeout,
+      { key: "source.monitor-interval", type: duration, description: "watch the path for new files" },
+      { key: "sink.rolling-policy.file-size", type: { kind: "memory" }, description: "roll files" },
+      { key: "sink.rolling-policy.rollover-interval", type: duration, description: "roll files" },
+      { key: "sink.parallelism", type: int(1), description: "accepted for Flink compatibility" },
+    ],
+  },
+  datagen: {
+    name: "datagen",
+    source: true,
+    sink: false,
+    formats: null,
+    prefixes: ["fields."],
+    options: [
+      { key: "rows-per-second", type: int(1), description: "rate of an unbounded source" },
+      { key: "number-of-rows", type: int(0), description: "bounded: emit this many rows" },
+      { key: "seed", type: int(), description: "seed for reproducible random values (Weir extension)" },
+      idleTimeout,
+    ],
+  },
+  print: {
+    name: "print",
+    source: false,
+    sink: true,
+    formats: null,
+    prefixes: [],
+    options: [
+      { key: "print-identifier", type: str, description: "prefix of each printed line" },
+      { key: "standard-error", type: bool, description: "print to standard error" },
+      { key: "sink.parallelism", type: int(1), description: "accepted for Flink compatibility" },
+    ],
+  },
+  blackhole: { name: "blackhole", source: false, sink: true, formats: null, prefixes: [], options: [] },
+  nexmark: {
+    name: "nexmark",
+    source: true,
+    sink: false,
+    formats: null,
+    prefixes: [],
+    options: [
+      { key: "first-event.rate", type: int(1), description: "events per second of event time" },
+      { key: "next-event.rate", type: int(1), description: "events per second of event time" },
+      { key: "events.num", type: int(0), description: "bounded: generate this many events" },
+      { key: "person.proportion", type: int(0), description: "persons per 50 events" },
+      { key: "auction.proportion", type: int(0), description: "auctions per 50 events" },
+      { key: "bid.proportion", type: int(0), description: "bids per 50 events" },
+      { key: "seed", type: int(), description: "seed of the generator" },
+      idleTimeout,
+    ],
+  },
+  kafka: {
+    name: "kafka",
+    source: true,
+    sink: true,
+    formats: ["json", "csv", "raw", "changelog-json", "debezium-json"],
+    keyFormats: ["json", "csv", "raw"],
+    prefixes: ["properties."],
+    options: [
+      { key: "topic", type: str, description: "topic name, or names separated by ';'" },
+      { key: "topic-pattern", type: str, description: "regular expression of topics to read" },
+      { key: "format", type: str, description: "value format" },
+      { key: "value.format", type: str, description: "value format" },
+      { key: "key.format", type: str, description: "key format" },
+      { key: "key.fields", type: str, description: "key columns, separated by ';'" },
+      { key: "key.fields-prefix", type: str, description: "prefix of key columns" },
+      { key: "value.fields-include", type: oneOf("ALL", "EXCEPT_KEY"), description: "value columns" },
+      { key: "scan.startup.mode", type: startupModes, description: "where reading starts" },
+      { key: "scan.startup.specific-offsets", type: str, description: "partition:0,offset:42;..." },
+      { key: "scan.startup.timestamp-millis", type: int(), description: "start at this timestamp" },
+      {
+        key: "scan.bounded.mode",
+        type: oneOf("unbounded", "latest-offset", "group-offsets", "timestamp", "specific-offsets"),
+        description: "where reading ends",
+      },
+      { key: "scan.bounded.specific-offsets", type: str, description: "partition:0,offset:42;..." },
+      { key: "scan.bounded.timestamp-millis", type: int(), description: "end at this timestamp" },
+      { key: "scan.topic-partition-discovery.interval", type: duration, description: "new partitions" },
+      idleTimeout,
+      { key: "sink.partitioner", type: str, description: "default | fixed | round-robin" },
+      { key: "sink.delivery-guarantee", type: oneOf("none", "at-least-once", "exactly-once"), description: "" },
+      { key: "sink.transactional-id-prefix", type: str, description: "exactly-once transactional ids" },
+      { key: "sink.parallelism", type: int(1), description: "accepted for Flink compatibility" },
+    ],
+  },
+  "upsert-kafka": {
+    name: "upsert-kafka",
+    source: true,
+    sink: true,
+    formats: ["json", "csv", "raw"],
+    keyFormats: ["json", "csv", "raw"],
+    prefixes: ["properties."],
+    options: [
+      { key: "topic", type: str, required: true, description: "topic name" },
+      { key: "key.format", type: str, required: true, description: "key format" },
+      { key: "value.format", type: str, required: true, description: "value format" },
+      { key: "key.fields-prefix", type: str, description: "prefix of key columns" },
+      { key: "value.fields-include", type: oneOf("ALL", "EXCEPT_KEY"), description: "value columns" },
+      { key: "scan.bounded.mode", type: oneOf("unbounded", "latest-offset"), description: "where reading ends" },
+      idleTimeout,
+      { key: "sink.buffer-flush.max-rows", type: int(0), description: "buffered rows per key" },
+      { key: "sink.buffer-flush.interval", type: duration, description: "buffer flush interval" },
+      { key: "sink.parallelism", type: int(1), description: "accepted for Flink compatibility" },
+    ],
+  },
+  postgres: {
+    name: "postgres",
+    source: true,
+    sink: true,
+    formats: null,
+    prefixes: [],
+    options: [
+      { key: "url", type: str, description: "postgres://user@host:port/db (default: the PG* variables)" },
+      { key: "table-name", type: str, description: "target table (schema.table); default the table name" },
+      { key: "username", type: str, description: "user name" },
+      { key: "password", type: str, description: "password" },
+      { key: "sink.version-column", type: str, description: "an older version never overwrites a newer" },
+      { key: "sink.create-table", type: bool, description: "create the target table if missing" },
+      ...sinkBuffer,
+      { key: "scan.fetch-size", type: int(1), description: "rows fetched per round trip" },
+    ],
+  },
+  jdbc: {
+    name: "jdbc",
+    source: true,
+    sink: true,
+    formats: null,
+    prefixes: [],
+    options: [
+      { key: "url", type: str, required: true, description: "jdbc:postgresql://host:port/db" },
+      { key: "table-name", type: str, required: true, description: "target table" },
+      { key: "username", type: str, description: "user name" },
+      { key: "password", type: str, description: "password" },
+      { key: "driver", type: str, description: "accepted for Flink compatibility" },
+      { key: "sink.version-column", type: str, description: "an older version never overwrites a newer" },
+      { key: "sink.create-table", type: bool, description: "create the target table if missing" },
+      ...sinkBuffer,
+      { key: "scan.fetch-size", type: int(1), description: "rows fetched per round trip" },
+    ],
+  },
+};
+
+/**
+ * Checks a table's options against its connector and formats. `usage` says how the table is
+ * used in this plan (a source-only connector used as a sink is an error).
+ */
+export function validateOptions(
+  options: ReadonlyMap<string, string>,
+  usage: "source" | "sink" | "declared",
+): OptionProblem[] {
+  const problems: OptionProblem[] = [];
+  const connectorName = options.get("connector");
+  if (connectorName === undefined) {
+    problems.push({
+      key: "connector",
+      at: "table",
+      message: "the table has no 'connector' option",
+      hint: `add WITH ('connector' = '...'); known connectors: ${Object.keys(CONNECTORS).join(", ")}`,
+    });
+    return problems;
+  }
+  const spec = CONNECTORS[connectorName];
+  if (!spec) {
+    problems.push({
+      key: "connector",
+      at: "value",
+      message: `unknown connector '${connectorName}'`,
+      hint: suggest(connectorName, Object.keys(CONNECTORS), "known connectors"),
+    });
+    return problems;
+  }
+  if (usage === "source" && !spec.source) {
+    problems.push({ key: "connector", at: "value", message: `connector '${spec.name}' can only be written to` });
+  }
+  if (usage === "sink" && !spec.sink) {
+    problems.push({ key: "connector", at: "value", message: `connector '${spec.name}' can only be read from` });
+  }
+
+  const known = new Map<string, OptionSpec>();
+  for (const o of spec.options) known.set(o.key, o);
+  const formatKeys = ["format", "value.format", "key.format"];
+  for (const fk of formatKeys) {
+    const fmt = options.get(fk);
+    if (fmt === undefined || !spec.formats) continue;
+    const allowed = fk === "key.format" ? (spec.keyFormats ?? []) : spec.formats;
+    const fspec = FORMATS[fmt];
+    if (!fspec || !allowed.includes(fmt)) {
+      problems.push({
+        key: fk,
+        at: "value",
+        message: `connector '${spec.name}' does not support format '${fmt}'`,
+        hint: `supported: ${allowed.join(", ")}`,
+      });
+      continue;
+    }
+    const prefix = fk === "key.format" ? `key.${fmt}.` : fk === "value.format" ? `value.${fmt}.` : `${fmt}.`;
+    for (const o of fspec.options) {
+      known.set(prefix + o.key, o);
+      if (fk === "value.format") known.set(`${fmt}.${o.key}`, o);
+    }
+  }
+
+  for (const [key, value] of options) {
+    if (key === "connector") continue;
+    const o = known.get(key);
+    if (!o) {
+      if (spec.prefixes.some((p) => key.startsWith(p) && key.length > p.length)) continue;
+      problems.push({
+        key,
+        at: "key",
+        message: `unsupported option '${key}' for connector '${spec.name}'`,
+        hint: suggest(key, [...known.keys()], "supported options"),
+      });
+      continue;
+    }
+    const bad = checkValue(o.type, value);
+    if (bad) problems.push({ key, at: "value", message: `option '${key}': ${bad}` });
+  }
+  for (const o of spec.options) {
+    if (o.required && !options.has(o.key)) {
+      problems.push({
+        key: o.key,
+        at: "table",
+        message: `connector '${spec.name}' requires the option '${o.key}' (${o.description})`,
+      });
+    }
+  }
+  if (spec.formats && spec.name !== "upsert-kafka" && !options.has("format") && !options.has("value.format")) {
+    if (!spec.options.some((o) => o.key === "format" && o.required)) {
+      problems.push({
+        key: "format",
+        at: "table",
+        message: `connector '${spec.name}' requires 'format' (or 'value.format')`,
+        hint: `one of: ${spec.formats.join(", ")}`,
+      });
+    }
+  }
+  if (spec.name === "kafka" && !options.has("topic") && !options.has("topic-pattern")) {
+    problems.push({ key: "topic", at: "table", message: "connector 'kafka' requires 'topic' or 'topic-pattern'" });
+  }
+  return problems;
+}
+
+function checkValue(type: OptionType, value: string): string | undefined {
+  switch (type.kind) {
+    case "string":
+      return undefined;
+    case "int": {
+      if (!/^-?\d+$/.test(value.trim())) return `expected an integer, got '${value}'`;
+      const n = Number(value);
+      if (type.min !== undefined && n < type.min) return `must be at least ${type.min}, got ${n}`;
+      return undefined;
+    }
+    case "boolean":
+      return /^(true|false)$/i.test(value) ? undefined : `expected 'true' or 'false', got '${value}'`;
+    case "duration":
+      return parseDuration(value) === undefined
+        ? `expected a duration such as '10 s', '5 min' or '100 ms', got '${value}'`
+        : undefined;
+    case "memory":
+      return parseMemorySize(value) === undefined
+        ? `expected a size such as '128 mb', got '${value}'`
+        : undefined;
+    case "enum":
+      return type.values.includes(value) ? undefined : `expected one of ${type.values.join(", ")}, got '${value}'`;
+    default: {
+      const _exhaustive: never = type;
+      return _exhaustive;
+    }
+  }
+}
+
+/** "did you mean 'x'?" for the nearest candidate, else the list of candidates. */
+export function suggest(word: string, candidates: readonly string[], what: string): string {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const c of candidates) {
+    const d = editDistance(word.toLowerCase(), c.toLowerCase());
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = c;
+    }
+  }
+  if (best !== undefined && bestDistance <= Math.max(2, Math.floor(word.length / 3))) {
+    return `did you mean '${best}'?`;
+  }
+  return `${what}: ${[...candidates].sort().join(", ")}`;
+}
+
+function editDistance(a: string, b: string): number {
+  const prev = new Array<number>(b.length + 1);
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length]!;
+}

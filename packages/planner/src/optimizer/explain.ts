@@ -1,0 +1,173 @@
+import type {
+  AggregateCall,
+  ChangelogMode,
+  Field,
+  PhysicalDag,
+  PhysicalNode,
+  SortKey,
+  WindowSpec,
+} from "../physical.js";
+import { formatExpr, formatMillis } from "./exprs.js";
+
+export interface ExplainOptions {
+  /** Append Flink's `changelogMode=[I,UB,UA,D]` to every node (EXPLAIN CHANGELOG_MODE). */
+  readonly changelogMode?: boolean;
+}
+
+/**
+ * The plan as an indented tree, one node per line, sinks first (Flink's "Optimized Physical
+ * Plan" layout). Every line ends with the node's stream key and watermark column.
+ */
+export function explainDag(dag: PhysicalDag, options: ExplainOptions = {}): string {
+  const lines: string[] = ["== Physical Plan =="];
+  const print = (id: number, prefix: string, childPrefix: string) => {
+    const node = dag.nodes[id]!;
+    lines.push(prefix + nodeLabel(node, dag.nodes) + properties(node, options));
+    const inputs = node.inputs;
+    inputs.forEach((input, i) => {
+      const last = i === inputs.length - 1;
+      print(input, `${childPrefix}${last ? "+- " : ":- "}`, `${childPrefix}${last ? "   " : ":  "}`);
+    });
+  };
+  for (const sink of dag.sinks) {
+    print(sink, "", "");
+    lines.push("");
+  }
+  return lines.join("\n").trimEnd();
+}
+
+export function formatChangelogMode(mode: ChangelogMode): string {
+  switch (mode.kind) {
+    case "insert-only":
+      return "[I]";
+    case "upsert":
+      return "[I,UA,D]";
+    case "retract":
+      return "[I,UB,UA,D]";
+    default: {
+      const _exhaustive: never = mode;
+      return _exhaustive;
+    }
+  }
+}
+
+function properties(node: PhysicalNode, options: ExplainOptions): string {
+  const parts: string[] = [];
+  if (options.changelogMode) parts.push(`changelogMode=${formatChangelogMode(node.changelogMode)}`);
+  const names = node.schema;
+  if (node.streamKey) parts.push(`streamKey=[${node.streamKey.map((k) => names[k]?.name ?? k).join(", ")}]`);
+  if (node.watermarkColumn !== null) parts.push(`watermark=[${names[node.watermarkColumn]?.name}]`);
+  return parts.length ? `, ${parts.join(", ")}` : "";
+}
+
+function fieldList(fields: readonly Field[]): string {
+  return fields.map((f) => f.name).join(", ");
+}
+
+function names(cols: readonly number[], fields: readonly Field[]): string {
+  return cols.map((c) => fields[c]?.name ?? `$${c}`).join(", ");
+}
+
+function aggList(aggs: readonly AggregateCall[], fields: readonly Field[]): string {
+  return aggs
+    .map((a) => {
+      const args = a.args.length ? names(a.args, fields) : "*";
+      const filter = a.filterColumn !== null ? ` FILTER ${fields[a.filterColumn]?.name}` : "";
+      return `${a.fn}(${a.distinct ? "DISTINCT " : ""}${args})${filter} AS ${a.name}`;
+    })
+    .join(", ");
+}
+
+function windowLabel(w: WindowSpec, time: string): string {
+  switch (w.kind) {
+    case "tumble":
+      return `TUMBLE(time_col=[${time}], size=[${formatMillis(w.size)}]${w.offset ? `, offset=[${formatMillis(w.offset)}]` : ""})`;
+    case "hop":
+      return `HOP(time_col=[${time}], size=[${formatMillis(w.size)}], slide=[${formatMillis(w.slide)}])`;
+    case "cumulate":
+      return `CUMULATE(time_col=[${time}], max_size=[${formatMillis(w.maxSize)}], step=[${formatMillis(w.step)}])`;
+    case "session":
+      return `SESSION(time_col=[${time}], gap=[${formatMillis(w.gap)}])`;
+    default: {
+      const _exhaustive: never = w;
+      return _exhaustive;
+    }
+  }
+}
+
+function sortList(keys: readonly SortKey[], fields: readonly Field[]): string {
+  return keys.map((k) => `${fields[k.column]?.name ?? k.column} ${k.descending ? "DESC" : "ASC"}`).join(", ");
+}
+
+/** One node as `Kind(details)`, used by EXPLAIN and by plan-time error messages. */
+export function nodeLabel(node: PhysicalNode, nodes: readonly PhysicalNode[]): string {
+  const inFields = node.inputs.flatMap((i) => nodes[i]?.schema ?? []);
+  switch (node.kind) {
+    case "source":
+      return `TableSourceScan(table=[${node.table}], fields=[${fieldList(node.schema)}]${
+        node.watermark ? `, watermark=[${formatExpr(node.watermark.expr, node.schema)}]` : ""
+      })`;
+    case "values":
+      return `Values(tuples=[${node.rows.length}], fields=[${fieldList(node.schema)}])`;
+    case "calc": {
+      const sel = node.projections.map((p, i) => {
+        const text = formatExpr(p, inFields);
+        const name = node.schema[i]!.name;
+        return text === name ? text : `${text} AS ${name}`;
+      });
+      const where = node.condition ? `, where=[${formatExpr(node.condition, inFields)}]` : "";
+      return `Calc(select=[${sel.join(", ")}]${where})`;
+    }
+    case "expand":
+      return `Expand(projects=[${node.projections.length}])`;
+    case "union":
+      return `Union(all=[true], union=[${fieldList(node.schema)}])`;
+    case "window-table-function":
+      return `WindowTableFunction(window=[${windowLabel(node.window, inFields[node.timeColumn]?.name ?? "?")}])`;
+    case "window-aggregate":
+      return `WindowAggregate(groupBy=[${names(node.groupKeys, inFields)}], window=[${windowLabel(
+        node.window,
+        inFields[node.timeColumn]?.name ?? "?",
+      )}], select=[${aggList(node.aggregates, inFields)}])`;
+    case "group-aggregate":
+      return `GroupAggregate(groupBy=[${names(node.groupKeys, inFields)}], select=[${aggList(node.aggregates, inFields)}])`;
+    case "join":
+      return `Join(joinType=[${node.joinType.toUpperCase()}], keys=[${node.leftKeys.length}]${
+        node.condition ? ", where=[…]" : ""
+      })`;
+    case "interval-join":
+      return `IntervalJoin(joinType=[${node.joinType.toUpperCase()}], lower=[${node.lowerBound} ms], upper=[${node.upperBound} ms], keys=[${node.leftKeys.length}])`;
+    case "window-join":
+      return `WindowJoin(joinType=[${node.joinType.toUpperCase()}], keys=[${node.leftKeys.length}])`;
+    case "rank":
+      return `Rank(rankType=[${node.rankFunction}], rankRange=[rankStart=${node.rankStart}, rankEnd=${node.rankEnd}], partitionBy=[${names(
+        node.partitionKeys,
+        inFields,
+      )}], orderBy=[${sortList(node.orderBy, inFields)}])`;
+    case "deduplicate":
+      return `Deduplicate(keep=[${node.keepLast ? "LastRow" : "FirstRow"}], key=[${names(node.keys, inFields)}], order=[${node.timeKind.toUpperCase()}])`;
+    case "window-rank":
+      return `WindowRank(rankType=[${node.rankFunction}], rankRange=[rankStart=${node.rankStart}, rankEnd=${node.rankEnd}], partitionBy=[${names(
+        node.partitionKeys,
+        inFields,
+      )}], orderBy=[${sortList(node.orderBy, inFields)}])`;
+    case "window-deduplicate":
+      return `WindowDeduplicate(keep=[${node.keepLast ? "LastRow" : "FirstRow"}], partitionKeys=[${names(node.keys, inFields)}])`;
+    case "over-aggregate":
+      return `OverAggregate(partitionBy=[${names(node.partitionKeys, inFields)}], orderBy=[${
+        inFields[node.timeColumn]?.name ?? "?"
+      }], window=[${node.frame.kind.toUpperCase()} ${
+        node.frame.preceding === null ? "UNBOUNDED" : node.frame.preceding
+      } PRECEDING], select=[${aggList(node.aggregates, inFields)}])`;
+    case "unnest":
+      return "Correlate(invocation=[UNNEST])";
+    case "changelog-normalize":
+      return `ChangelogNormalize(key=[${names(node.key, node.schema)}])`;
+    case "sink":
+      return `Sink(table=[${node.table}], fields=[${fieldList(node.schema)}])`;
+    default: {
+      const _exhaustive: never = node;
+      return _exhaustive;
+    }
+  }
+}

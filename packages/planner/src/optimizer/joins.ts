@@ -1,0 +1,209 @@
+import type { Expr } from "../expr.js";
+import type { LogicalJoin } from "../logical.js";
+import type { IntervalJoinNode, JoinNode, PhysicalNode, WindowJoinNode } from "../physical.js";
+import { isTimeAttribute } from "../types.js";
+import { INSERT_ONLY, RETRACT, isInsertOnly } from "./builder.js";
+import { PlanError } from "./errors.js";
+import { and, conjuncts } from "./exprs.js";
+import type { Translator } from "./translate.js";
+import { windowColumns } from "./windows.js";
+
+interface EquiPair {
+  readonly left: number;
+  /** Index in the right input (not in the concatenated row). */
+  readonly right: number;
+  readonly pred: Expr;
+}
+
+function equiPairs(preds: readonly Expr[], leftWidth: number): EquiPair[] {
+  const pairs: EquiPair[] = [];
+  for (const p of preds) {
+    if (p.kind !== "call" || p.fn !== "=" || p.args.length !== 2) continue;
+    const [a, b] = p.args as [Expr, Expr];
+    if (a.kind !== "input" || b.kind !== "input") continue;
+    if (a.index < leftWidth && b.index >= leftWidth) pairs.push({ left: a.index, right: b.index - leftWidth, pred: p });
+    else if (b.index < leftWidth && a.index >= leftWidth)
+      pairs.push({ left: b.index, right: a.index - leftWidth, pred: p });
+  }
+  return pairs;
+}
+
+/** `col`, `col + INTERVAL`, `col - INTERVAL` → column and offset in ms. */
+function linear(e: Expr): { col: number; offset: number } | undefined {
+  if (e.kind === "input") return { col: e.index, offset: 0 };
+  if (e.kind === "call" && (e.fn === "+" || e.fn === "-") && e.args.length === 2) {
+    const [a, b] = e.args as [Expr, Expr];
+    const inner = linear(a);
+    if (inner && b.kind === "literal" && b.type.kind === "INTERVAL_DAY_TIME" && typeof b.value === "number") {
+      return { col: inner.col, offset: inner.offset + (e.fn === "+" ? b.value : -b.value) };
+    }
+  }
+  if (e.kind === "cast") return linear(e.expr);
+  return undefined;
+}
+
+interface TimeBounds {
+  leftTime: number;
+  rightTime: number;
+  lower: number;
+  upper: number;
+  used: Set<Expr>;
+}
+
+/**
+ * Finds `l.t - r.t` bounds in the conjuncts: each of `a op b` with `a`, `b` linear in a left and a
+ * right time attribute. An interval join needs both a lower and an upper bound.
+ */
+function timeBounds(preds: readonly Expr[], join: LogicalJoin, leftWidth: number): TimeBounds | undefined {
+  const fields = [...join.left.schema, ...join.right.schema];
+  const isRowtime = (col: number) => {
+    const t = fields[col]?.type;
+    return t !== undefined && isTimeAttribute(t) && t.timeAttribute === "rowtime";
+  };
+  let found: TimeBounds | undefined;
+  const flip: Record<string, string> = { "<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=" };
+  const consider = (op: string, a: Expr, b: Expr, pred: Expr) => {
+    const la = linear(a);
+    const lb = linear(b);
+    if (!la || !lb || !isRowtime(la.col) || !isRowtime(lb.col)) return false;
+    let lt: number;
+    let rt: number;
+    let c: number;
+    if (la.col < leftWidth && lb.col >= leftWidth) {
+      // lt + oa op rt + ob  ⇔  lt - rt op ob - oa
+      lt = la.col;
+      rt = lb.col - leftWidth;
+      c = lb.offset - la.offset;
+    } else if (lb.col < leftWidth && la.col >= leftWidth) {
+      // rt + oa op lt + ob  ⇔  lt - rt (flipped op) oa - ob
+      lt = lb.col;
+      rt = la.col - leftWidth;
+      c = la.offset - lb.offset;
+      op = flip[op]!;
+    } else return false;
+    if (found && (found.leftTime !== lt || found.rightTime !== rt)) return false;
+    found ??= {
+      leftTime: lt,
+      rightTime: rt,
+      lower: Number.NEGATIVE_INFINITY,
+      upper: Number.POSITIVE_INFINITY,
+      used: new Set(),
+    };
+    if (op === ">=") found.lower = Math.max(found.lower, c);
+    else if (op === ">") found.lower = Math.max(found.lower, c + 1);
+    else if (op === "<=") found.upper = Math.min(found.upper, c);
+    else if (op === "<") found.upper = Math.min(found.upper, c - 1);
+    else if (op === "=") {
+      found.lower = Math.max(found.lower, c);
+      found.upper = Math.min(found.upper, c);
+    } else return false;
+    found.used.add(pred);
+    return true;
+  };
+  for (const p of preds) {
+    if (p.kind !== "call") continue;
+    if (p.fn === "BETWEEN" && p.args.length === 3) {
+      const [x, lo, hi] = p.args as [Expr, Expr, Expr];
+      consider(">=", x, lo, p);
+      consider("<=", x, hi, p);
+    } else if (p.args.length === 2 && flip[p.fn]) {
+      consider(p.fn, p.args[0]!, p.args[1]!, p);
+    }
+  }
+  if (!found || !Number.isFinite(found.lower) || !Number.isFinite(found.upper)) return undefined;
+  return found;
+}
+
+/**
+ * Joins, in order of preference: window join (both sides windowed, equal window_start and
+ * window_end), interval join (time bounds between two event-time columns; state cleaned by the
+ * watermark), regular join (state kept for every row, by key).
+ */
+export function translateJoin(t: Translator, node: LogicalJoin): PhysicalNode {
+  const left = t.translate(node.left);
+  const right = t.translate(node.right);
+  const lw = left.schema.length;
+  const preds = conjuncts(node.condition);
+  const pairs = equiPairs(preds, lw);
+  const spanField = node.span ? { span: node.span } : {};
+
+  const wl = windowColumns(left, t.b.nodes);
+  const wr = windowColumns(right, t.b.nodes);
+  if (wl && wr) {
+    const startPair = pairs.find((p) => p.left === wl.start && p.right === wr.start);
+    const endPair = pairs.find((p) => p.left === wl.end && p.right === wr.end);
+    if (startPair && endPair) {
+      const keyPairs = pairs.filter((p) => p !== startPair && p !== endPair);
+      const used = new Set<Expr>([startPair.pred, endPair.pred, ...keyPairs.map((p) => p.pred)]);
+      return t.b.add<WindowJoinNode>({
+        kind: "window-join",
+        inputs: [left.id, right.id],
+        schema: node.schema,
+        changelogMode: INSERT_ONLY,
+        streamKey: null,
+        watermarkColumn: null,
+        joinType: node.joinType,
+        leftKeys: keyPairs.map((p) => p.left),
+        rightKeys: keyPairs.map((p) => p.right),
+        leftWindow: wl,
+        rightWindow: wr,
+        condition: and(preds.filter((p) => !used.has(p))),
+        ...spanField,
+      });
+    }
+  }
+
+  if (node.joinType !== "semi" && node.joinType !== "anti" && isInsertOnly(left) && isInsertOnly(right)) {
+    const bounds = timeBounds(preds, node, lw);
+    if (bounds) {
+      const keyPairs = pairs.filter((p) => !bounds.used.has(p.pred));
+      const used = new Set<Expr>([...bounds.used, ...keyPairs.map((p) => p.pred)]);
+      return t.b.add<IntervalJoinNode>({
+        kind: "interval-join",
+        inputs: [left.id, right.id],
+        schema: node.schema,
+        changelogMode: INSERT_ONLY,
+        streamKey: null,
+        watermarkColumn: bounds.leftTime,
+        joinType: node.joinType,
+        leftKeys: keyPairs.map((p) => p.left),
+        rightKeys: keyPairs.map((p) => p.right),
+        leftTimeColumn: bounds.leftTime,
+        rightTimeColumn: bounds.rightTime,
+        lowerBound: bounds.lower,
+        upperBound: bounds.upper,
+        condition: and(preds.filter((p) => !used.has(p))),
+        ...spanField,
+      });
+    }
+  }
+
+  const used = new Set(pairs.map((p) => p.pred));
+  const bothInsert = isInsertOnly(left) && isInsertOnly(right);
+  const insertOnly =
+    (node.joinType === "inner" && bothInsert) || (node.joinType === "semi" && bothInsert);
+  let streamKey: number[] | null = null;
+  if (node.joinType === "semi" || node.joinType === "anti") streamKey = left.streamKey ? [...left.streamKey] : null;
+  else if (left.streamKey && right.streamKey) streamKey = [...left.streamKey, ...right.streamKey.map((k) => k + lw)];
+  if (node.joinType === "full" && pairs.length === 0 && node.condition !== null) {
+    throw new PlanError(
+      "a FULL OUTER JOIN needs at least one equality between the two sides",
+      node.span,
+      "join ON left.col = right.col",
+      "unsupported",
+    );
+  }
+  return t.b.add<JoinNode>({
+    kind: "join",
+    inputs: [left.id, right.id],
+    schema: node.schema,
+    changelogMode: insertOnly ? INSERT_ONLY : RETRACT,
+    streamKey,
+    watermarkColumn: null,
+    joinType: node.joinType,
+    leftKeys: pairs.map((p) => p.left),
+    rightKeys: pairs.map((p) => p.right),
+    condition: and(preds.filter((p) => !used.has(p))),
+    ...spanField,
+  });
+}

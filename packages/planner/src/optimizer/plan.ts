@@ -1,0 +1,161 @@
+import type { CatalogTable } from "../catalog/catalog.js";
+import type { LogicalNode } from "../logical.js";
+import {
+  type Field,
+  PHYSICAL_DAG_VERSION,
+  type PhysicalDag,
+  type PhysicalNode,
+  type SinkNode,
+  type SourceSpan,
+} from "../physical.js";
+import { DagBuilder, isInsertOnly } from "./builder.js";
+import { PlanError } from "./errors.js";
+import { nodeLabel } from "./explain.js";
+import { Translator } from "./translate.js";
+
+/** An INSERT INTO target: the bound query, whose output matches the table's writable columns. */
+export interface TableTarget {
+  readonly kind: "table";
+  readonly table: CatalogTable;
+  readonly plan: LogicalNode;
+  readonly span?: SourceSpan;
+}
+
+/** A bare SELECT: its changelog goes back to the caller (printed by `weir run`, shown by the REPL). */
+export interface CollectTarget {
+  readonly kind: "collect";
+  readonly plan: LogicalNode;
+  readonly span?: SourceSpan;
+}
+
+export type PlanTarget = TableTarget | CollectTarget;
+
+/** The connector name of the sink that hands rows back to the caller. */
+export const COLLECT_CONNECTOR = "collect";
+
+/** Columns a sink writes: physical and non-virtual metadata columns, in declaration order. */
+export function writableColumns(table: CatalogTable): { fields: Field[]; positions: number[] } {
+  const fields: Field[] = [];
+  const positions: number[] = [];
+  table.columns.forEach((c, i) => {
+    if (c.kind === "physical" || (c.kind === "metadata" && !c.virtual)) {
+      fields.push({ name: c.name, type: c.type });
+      positions.push(i);
+    }
+  });
+  return { fields, positions };
+}
+
+/**
+ * Whether a sink can take updates: changelog formats, keyed (upsert) sinks, print, blackhole and
+ * collect can; append-only files, topics and key-less tables cannot.
+ */
+export function sinkAcceptsUpdates(table: CatalogTable): { ok: boolean; why: string } {
+  const o = table.options;
+  const connector = o.connector ?? "";
+  const format = o["value.format"] ?? o.format ?? "";
+  switch (connector) {
+    case "print":
+    case "blackhole":
+      return { ok: true, why: "" };
+    case "upsert-kafka":
+      return { ok: true, why: "" };
+    case "postgres":
+    case "jdbc":
+      return table.primaryKey
+        ? { ok: true, why: "" }
+        : { ok: false, why: "a table without a PRIMARY KEY is written append-only" };
+    case "filesystem":
+    case "kafka":
+      return format === "changelog-json" || format === "debezium-json"
+        ? { ok: true, why: "" }
+        : { ok: false, why: `format '${format}' writes an append-only stream` };
+    default:
+      return { ok: false, why: `connector '${connector}' is append-only` };
+  }
+}
+
+/** The node that first turns the insert-only stream into updates, walking from the sink's input. */
+function updateProducer(nodes: readonly PhysicalNode[], id: number): PhysicalNode {
+  let node = nodes[id]!;
+  for (;;) {
+    const updating = node.inputs.map((i) => nodes[i]!).find((n) => !isInsertOnly(n));
+    if (!updating) return node;
+    node = updating;
+  }
+}
+
+function at(span: SourceSpan | undefined): string {
+  return span ? ` (line ${span.line}, column ${span.column})` : "";
+}
+
+/**
+ * Plans every target into one DAG (a script's INSERT statements run as one job). Throws
+ * `PlanError` for queries that cannot run on a stream or sinks that cannot take their changes.
+ */
+export function optimize(targets: readonly PlanTarget[], settings: Readonly<Record<string, string>>): PhysicalDag {
+  const b = new DagBuilder(settings);
+  const t = new Translator(b);
+  const sinks: number[] = [];
+  for (const target of targets) {
+    const input = t.translate(target.plan);
+    const spanField = target.span ? { span: target.span } : {};
+    if (target.kind === "collect") {
+      const sink = b.add<SinkNode>({
+        kind: "sink",
+        inputs: [input.id],
+        schema: input.schema,
+        changelogMode: input.changelogMode,
+        streamKey: input.streamKey,
+        watermarkColumn: input.watermarkColumn,
+        table: "collect",
+        connector: COLLECT_CONNECTOR,
+        options: {},
+        tableSchema: input.schema,
+        primaryKey: input.streamKey,
+        inputMode: input.changelogMode,
+        ...spanField,
+      });
+      sinks.push(sink.id);
+      continue;
+    }
+    const table = target.table;
+    const { fields, positions } = writableColumns(table);
+    if (fields.length !== input.schema.length) {
+      throw new PlanError(
+        `the query produces ${input.schema.length} columns but table '${table.name}' takes ${fields.length}`,
+        target.span,
+      );
+    }
+    if (!isInsertOnly(input)) {
+      const accepts = sinkAcceptsUpdates(table);
+      if (!accepts.ok) {
+        const producer = updateProducer(b.nodes, input.id);
+        throw new PlanError(
+          `table sink '${table.name}' doesn't support consuming update changes which are produced by ${nodeLabel(producer, b.nodes)}${at(producer.span)}: ${accepts.why}`,
+          producer.span ?? target.span,
+          "declare a PRIMARY KEY on the sink and use an upserting connector (postgres, upsert-kafka), or a changelog format ('changelog-json', 'debezium-json'), or aggregate over a window so that each result is final when emitted",
+          "sink-changelog",
+        );
+      }
+    }
+    const primaryKey = table.primaryKey ? table.primaryKey.map((c) => positions.indexOf(c)) : null;
+    const sink = b.add<SinkNode>({
+      kind: "sink",
+      inputs: [input.id],
+      schema: fields,
+      changelogMode: input.changelogMode,
+      streamKey: input.streamKey,
+      watermarkColumn: input.watermarkColumn,
+      table: table.name,
+      connector: table.options.connector ?? "",
+      options: table.options,
+      tableSchema: fields,
+      primaryKey: primaryKey && primaryKey.every((p) => p >= 0) ? primaryKey : null,
+      inputMode: input.changelogMode,
+      ...spanField,
+    });
+    sinks.push(sink.id);
+  }
+  return { version: PHYSICAL_DAG_VERSION, nodes: b.nodes, sinks, settings };
+}

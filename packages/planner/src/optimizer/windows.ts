@@ -1,0 +1,218 @@
+import { E, type Expr, inputsOf } from "../expr.js";
+import type { LogicalAggregate, LogicalWindowTableFunction } from "../logical.js";
+import type {
+  AggregateCall,
+  Field,
+  PhysicalNode,
+  WindowAggregateNode,
+  WindowSpec,
+  WindowTableFunctionNode,
+} from "../physical.js";
+import { T, isTimeAttribute } from "../types.js";
+import { INSERT_ONLY } from "./builder.js";
+import { PlanError } from "./errors.js";
+import { refs } from "./exprs.js";
+import { collectCalc, type Translator } from "./translate.js";
+
+/** The output columns of a node that hold window_start and window_end, if it has them. */
+export function windowColumns(node: PhysicalNode, nodes: readonly PhysicalNode[]): { start: number; end: number } | null {
+  switch (node.kind) {
+    case "window-table-function": {
+      const w = node.schema.length - 3;
+      return { start: w, end: w + 1 };
+    }
+    case "window-aggregate": {
+      const w = node.groupKeys.length + node.aggregates.length;
+      return { start: w, end: w + 1 };
+    }
+    case "calc": {
+      const inner = windowColumns(nodes[node.inputs[0]!]!, nodes);
+      if (!inner) return null;
+      const start = node.projections.findIndex((e) => e.kind === "input" && e.index === inner.start);
+      const end = node.projections.findIndex((e) => e.kind === "input" && e.index === inner.end);
+      return start >= 0 && end >= 0 ? { start, end } : null;
+    }
+    case "window-rank":
+    case "window-deduplicate":
+      return node.window;
+    default:
+      return null;
+  }
+}
+
+function requireRowtime(field: Field | undefined, what: string, span: LogicalAggregate["span"]): void {
+  if (!field || !isTimeAttribute(field.type)) {
+    throw new PlanError(
+      `${what} needs a time attribute, but '${field?.name ?? "?"}' is a plain timestamp`,
+      span,
+      "declare WATERMARK FOR the column in CREATE TABLE (event time), or use a column derived from one without computation",
+      "time-attribute",
+    );
+  }
+  if (field.type.timeAttribute === "proctime") {
+    throw new PlanError(
+      `processing-time windows are not supported yet (column '${field.name}' is PROCTIME())`,
+      span,
+      "use an event-time column with a WATERMARK: processing-time windows turn a backlog into a fake spike",
+      "unsupported",
+    );
+  }
+}
+
+function requireInsertOnly(input: PhysicalNode, what: string, span: LogicalAggregate["span"]): void {
+  if (input.changelogMode.kind !== "insert-only") {
+    throw new PlanError(
+      `${what} doesn't support consuming update and delete changes`,
+      span,
+      "apply the window to an insert-only stream (before any GROUP BY, regular join or Top-N)",
+      "changelog",
+    );
+  }
+}
+
+/** A window TVF that is not fused into an aggregate, join or Top-N: window columns on each row. */
+export function translateWindowTvf(t: Translator, node: LogicalWindowTableFunction): PhysicalNode {
+  const input = t.translate(node.input);
+  requireRowtime(node.input.schema[node.timeColumn], `window function ${node.window.kind.toUpperCase()}`, node.span);
+  requireInsertOnly(input, `window function ${node.window.kind.toUpperCase()}`, node.span);
+  const w = node.input.schema.length;
+  return t.b.add<WindowTableFunctionNode>({
+    kind: "window-table-function",
+    inputs: [input.id],
+    schema: node.schema,
+    changelogMode: INSERT_ONLY,
+    streamKey: null,
+    watermarkColumn: w + 2,
+    window: node.window,
+    timeColumn: node.timeColumn,
+    ...(node.span ? { span: node.span } : {}),
+  });
+}
+
+/**
+ * Window TVF + GROUP BY window_start, window_end, ... → one window aggregate that assigns rows to
+ * slices itself. Matches when the aggregate's input is (through projections and filters) a
+ * window TVF and both window_start and window_end are group keys. Output columns are put back in
+ * the order the query asked for by a calc.
+ */
+export function matchWindowAggregate(t: Translator, node: LogicalAggregate): PhysicalNode | undefined {
+  if (node.groupingSets) return undefined;
+  const chain = collectCalc(node.input);
+  if (chain.input.kind !== "window-tvf") return undefined;
+  const tvf = chain.input;
+  const w = tvf.input.schema.length;
+  const windowCol = (col: number): "start" | "end" | "time" | null =>
+    col === w ? "start" : col === w + 1 ? "end" : col === w + 2 ? "time" : null;
+  const proj = chain.projections ?? refs(tvf.schema);
+  const roleOf = (j: number): "start" | "end" | "time" | null => {
+    const e = proj[j]!;
+    return e.kind === "input" ? windowCol(e.index) : null;
+  };
+  const keyRoles = node.groupKeys.map(roleOf);
+  if (!keyRoles.includes("start") || !keyRoles.includes("end")) return undefined;
+
+  const usesWindow = (e: Expr) => [...inputsOf(e)].some((c) => c >= w);
+  // Columns of the aggregate's input, recomputed over the TVF's input (window columns dropped).
+  const inner: Expr[] = [];
+  const position = new Map<number, number>();
+  proj.forEach((e, j) => {
+    if (roleOf(j) !== null) return;
+    if (usesWindow(e)) {
+      throw new PlanError(
+        "a window column can only be grouped by or selected, not computed on, before a window aggregation",
+        node.span,
+        "compute on window_start / window_end after the aggregation",
+        "unsupported",
+      );
+    }
+    position.set(j, inner.length);
+    inner.push(e);
+  });
+  if (chain.condition && usesWindow(chain.condition)) {
+    throw new PlanError("a filter on window columns before the window aggregation is not supported", node.span);
+  }
+  const addColumn = (col: number): number => {
+    const at = inner.findIndex((e) => e.kind === "input" && e.index === col);
+    if (at >= 0) return at;
+    inner.push(E.input(col, tvf.input.schema[col]!.type));
+    return inner.length - 1;
+  };
+  const timeColumn = addColumn(tvf.timeColumn);
+  let window: WindowSpec = tvf.window;
+  if (window.kind === "session") window = { ...window, partitionKeys: window.partitionKeys.map(addColumn) };
+
+  const base = t.translate(tvf.input);
+  requireRowtime(tvf.input.schema[tvf.timeColumn], "window aggregation", tvf.span ?? node.span);
+  const input = t.b.calc(base, inner, chain.condition, null, node.span);
+
+  const mapCol = (j: number, what: string): number => {
+    const p = position.get(j);
+    if (p === undefined) throw new PlanError(`window column used as ${what} of an aggregate`, node.span);
+    return p;
+  };
+  const groupKeys = node.groupKeys.filter((_, i) => keyRoles[i] === null).map((j) => mapCol(j, "a key"));
+  const aggregates: AggregateCall[] = node.aggregates.map((a) => ({
+    ...a,
+    args: a.args.map((j) => mapCol(j, "an argument")),
+    filterColumn: a.filterColumn === null ? null : mapCol(a.filterColumn, "a filter"),
+  }));
+  const k = groupKeys.length;
+  const n = aggregates.length;
+  const aggFields = node.schema.slice(node.groupKeys.length, node.groupKeys.length + n);
+  const timeType = tvf.schema[w + 2]!.type;
+  const agg = t.b.add<WindowAggregateNode>({
+    kind: "window-aggregate",
+    inputs: [input.id],
+    schema: [
+      ...groupKeys.map((g) => input.schema[g]!),
+      ...aggFields,
+      { name: "window_start", type: T.timestamp(3, false) },
+      { name: "window_end", type: T.timestamp(3, false) },
+      { name: "window_time", type: timeType },
+    ],
+    changelogMode: INSERT_ONLY,
+    streamKey: [...groupKeys.map((_, i) => i), k + n, k + n + 1],
+    watermarkColumn: k + n + 2,
+    window,
+    timeColumn,
+    groupKeys,
+    aggregates,
+    ...(node.span ? { span: node.span } : {}),
+  });
+  let plain = 0;
+  const projections: Expr[] = node.groupKeys.map((_, i) => {
+    const role = keyRoles[i];
+    const at = role === "start" ? k + n : role === "end" ? k + n + 1 : role === "time" ? k + n + 2 : plain++;
+    return E.input(at, agg.schema[at]!.type);
+  });
+  for (let a = 0; a < n; a++) projections.push(E.input(k + a, agg.schema[k + a]!.type));
+  return t.b.calc(
+    agg,
+    projections,
+    null,
+    node.schema.map((f) => f.name),
+    node.span,
+  );
+}
+
+/** The legacy `GROUP BY TUMBLE(ts, size)` windows: output keys, aggregates, window columns. */
+export function translateGroupWindow(t: Translator, node: LogicalAggregate): PhysicalNode {
+  const gw = node.groupWindow!;
+  const input = t.translate(node.input);
+  requireRowtime(node.input.schema[gw.timeColumn], "group window", node.span);
+  const k = node.groupKeys.length;
+  const n = node.aggregates.length;
+  return t.b.add<WindowAggregateNode>({
+    kind: "window-aggregate",
+    inputs: [input.id],
+    schema: node.schema,
+    changelogMode: INSERT_ONLY,
+    streamKey: [...node.groupKeys.map((_, i) => i), k + n, k + n + 1],
+    watermarkColumn: k + n + 2,
+    window: gw.window,
+    timeColumn: gw.timeColumn,
+    groupKeys: node.groupKeys,
+    aggregates: node.aggregates,
+    ...(node.span ? { span: node.span } : {}),
+  });
+}

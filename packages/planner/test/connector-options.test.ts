@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { parseDuration, parseMemorySize } from "../src/catalog/durations.js";
+import { validateOptions } from "../src/catalog/connector-options.js";
+
+const opts = (o: Record<string, string>) => new Map(Object.entries(o));
+
+describe("parseDuration", () => {
+  it.each([
+    ["10 s", 10_000],
+    ["5min", 300_000],
+    ["1 h", 3_600_000],
+    ["100ms", 100],
+    ["250", 250],
+    ["2 minutes", 120_000],
+    ["1.5 s", 1500],
+  ])("%s → %d ms", (text, ms) => expect(parseDuration(text)).toBe(ms));
+  it.each(["", "ten seconds", "5 parsecs", "-1 s"])("rejects %j", (text) => {
+    expect(parseDuration(text)).toBeUndefined();
+  });
+  it("parses memory sizes", () => {
+    expect(parseMemorySize("128 mb")).toBe(128 * 1024 * 1024);
+    expect(parseMemorySize("12 furlongs")).toBeUndefined();
+  });
+});
+
+describe("validateOptions", () => {
+  it("accepts a complete filesystem table with json options", () => {
+    expect(
+      validateOptions(
+        opts({ connector: "filesystem", path: "a.jsonl", format: "json", "json.ignore-parse-errors": "true" }),
+        "source",
+      ),
+    ).toEqual([]);
+  });
+
+  it.each<[Record<string, string>, "source" | "sink", string]>([
+    [{ path: "x" }, "source", "the table has no 'connector' option"],
+    [{ connector: "filesytem", path: "x", format: "json" }, "source", "unknown connector 'filesytem'"],
+    [{ connector: "filesystem", format: "json" }, "source", "requires the option 'path'"],
+    [{ connector: "filesystem", path: "x" }, "source", "requires the option 'format'"],
+    [{ connector: "filesystem", path: "x", format: "parquet" }, "source", "does not support format 'parquet'"],
+    [{ connector: "filesystem", path: "x", format: "json", paht: "y" }, "source", "unsupported option 'paht'"],
+    [{ connector: "datagen", "number-of-rows": "ten" }, "source", "expected an integer"],
+    [{ connector: "datagen", "number-of-rows": "-3" }, "source", "must be at least 0"],
+    [{ connector: "print", "standard-error": "yes" }, "sink", "expected 'true' or 'false'"],
+    [{ connector: "print" }, "source", "can only be written to"],
+    [{ connector: "datagen" }, "sink", "can only be read from"],
+    [{ connector: "kafka", format: "json" }, "source", "requires 'topic' or 'topic-pattern'"],
+    [
+      { connector: "kafka", topic: "t", format: "json", "scan.startup.mode": "earliest" },
+      "source",
+      "expected one of earliest-offset",
+    ],
+    [
+      { connector: "filesystem", path: "x", format: "json", "scan.watermark.idle-timeout": "soon" },
+      "source",
+      "expected a duration",
+    ],
+  ])("%j as %s: %s", (options, usage, message) => {
+    const problems = validateOptions(opts(options), usage);
+    expect(problems.map((p) => p.message).join("\n")).toContain(message);
+  });
+
+  it("suggests the nearest option for a typo", () => {
+    const [p] = validateOptions(opts({ connector: "filesystem", path: "x", format: "json", paht: "y" }), "source");
+    expect(p?.hint).toBe("did you mean 'path'?");
+    expect(p?.at).toBe("key");
+  });
+
+  it("lets free-form families through (properties.*, fields.*)", () => {
+    expect(
+      validateOptions(
+        opts({
+          connector: "kafka",
+          topic: "t",
+          format: "json",
+          "properties.bootstrap.servers": "localhost:9092",
+          "properties.group.id": "g",
+        }),
+        "source",
+      ),
+    ).toEqual([]);
+    expect(validateOptions(opts({ connector: "datagen", "fields.id.kind": "sequence" }), "source")).toEqual([]);
+  });
+
+  it("knows key and value format options of kafka", () => {
+    expect(
+      validateOptions(
+        opts({
+          connector: "upsert-kafka",
+          topic: "t",
+          "key.format": "json",
+          "value.format": "json",
+          "value.json.ignore-parse-errors": "true",
+          "key.json.ignore-parse-errors": "true",
+        }),
+        "sink",
+      ),
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,96 @@
+import type { Field, SinkNode, SourceNode } from "@weir/planner";
+import type { ChangeBatch, Row } from "./changelog.js";
+import type { Json } from "./state/codec.js";
+
+/**
+ * The boundary between the runtime and the connectors package. Connectors read and write rows
+ * (the JS values of planner `types.ts`); the runtime computes computed columns, watermarks and
+ * everything downstream. A source's position and a sink's pending transaction are plain JSON so
+ * that a checkpoint can store them.
+ */
+
+/** Rows read from one split (a file, a Kafka partition): the unit of watermark tracking. */
+export interface SplitBatch {
+  /** Stable id of the split, e.g. `orders-3` for a topic-partition or a file path. */
+  readonly split: string;
+  /** The physical and metadata column values, in the source node's column order (computed columns excluded). */
+  readonly batch: ChangeBatch;
+}
+
+export type PollResult =
+  /** Some rows (from one or more splits). */
+  | { readonly kind: "data"; readonly splits: readonly SplitBatch[] }
+  /** Nothing now; poll again after at most `waitMs` (an unbounded source between records). */
+  | { readonly kind: "idle"; readonly waitMs: number }
+  /** A bounded source has nothing more: the job sends the final watermark (+∞) after this. */
+  | { readonly kind: "end" };
+
+export interface SourceReaderContext {
+  readonly node: SourceNode;
+  /** Counters the run summary shows (records read, skipped bad records, …), by name. */
+  readonly metrics: Map<string, number>;
+  readonly settings: Readonly<Record<string, string>>;
+  /** Directory that relative `'path'` options resolve against (the script's working directory). */
+  readonly cwd: string;
+}
+
+export interface SourceReader {
+  /** Splits known at open (new ones may appear later in poll results). */
+  open(ctx: SourceReaderContext): Promise<void>;
+  /** The next rows; never resolves with an empty `data` result. */
+  poll(maxRows: number): Promise<PollResult>;
+  /** The exact position after the last row returned by `poll` (next offset per split). */
+  position(): Json;
+  /** Resumes from a position that `position()` returned (before the first poll). */
+  restore(position: Json): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SinkWriterContext {
+  readonly node: SinkNode;
+  readonly metrics: Map<string, number>;
+  readonly settings: Readonly<Record<string, string>>;
+  readonly cwd: string;
+  /** For the `collect` sink: where a bare SELECT's changes go (the CLI prints them). */
+  readonly collect?: (batch: ChangeBatch, schema: readonly Field[]) => void;
+}
+
+/**
+ * A sink. `write` is synchronous and only buffers (the job's hot loop has no `await`); the job
+ * awaits `flush` at batch boundaries it chooses, at checkpoints (`preCommit`) and at the end.
+ * Exactly-once sinks stage writes in `preCommit(checkpointId)` and make them visible in
+ * `commit(checkpointId)` once the checkpoint is complete.
+ */
+export interface SinkWriter {
+  open(ctx: SinkWriterContext): Promise<void>;
+  write(batch: ChangeBatch): void;
+  /** Writes out what is buffered (at-least-once point). */
+  flush(): Promise<void>;
+  preCommit?(checkpointId: number): Promise<Json>;
+  commit?(checkpointId: number, preCommitted: Json): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Source and sink factories by connector name. */
+export interface ConnectorRegistry {
+  source(node: SourceNode): SourceReader;
+  sink(node: SinkNode): SinkWriter;
+}
+
+/** A run-time failure in a connector or format, with where it happened and whose fault it is. */
+export class ConnectorError extends Error {
+  constructor(
+    message: string,
+    /** `user`: bad input or options; `external`: a service failed; `internal`: a Weir bug. */
+    readonly domain: "user" | "external" | "internal",
+    /** Where: e.g. `file sql/data/x.jsonl line 12` or `topic orders partition 3 offset 1200`. */
+    readonly location?: string,
+    readonly retryable = false,
+  ) {
+    super(location ? `${location}: ${message}` : message);
+    this.name = "ConnectorError";
+  }
+}
+
+/** A row's physical/metadata values before the source operator adds computed columns. */
+export type SourceRow = Row;

@@ -1,0 +1,245 @@
+import type { DataType } from "@weir/planner";
+import { formatType, isNumeric, STRING_LENGTH } from "@weir/planner";
+import { floorDiv, MS_PER_DAY, parseDate, parseTime, parseTimestamp } from "./datetime.js";
+import {
+  decimalFromInteger,
+  decimalFromNumber,
+  decimalToNumber,
+  decimalTruncToNumber,
+  parseDecimal,
+  rescale,
+  checkPrecision,
+} from "./decimal.js";
+import { ExpressionError } from "./errors.js";
+import { formatValue } from "./format.js";
+import type { Zone } from "./timezone.js";
+import { instantToLocal, localToInstant } from "./timezone.js";
+
+/** Converts a non-null value; may return null (DECIMAL overflow) or throw an ExpressionError. */
+export type CastFn = (value: unknown) => unknown;
+
+const identity: CastFn = (v) => v;
+
+function fail(value: unknown, from: DataType, to: DataType): never {
+  const shown = typeof value === "string" ? `'${value}'` : String(value);
+  throw new ExpressionError(`Cannot cast ${shown} of type ${formatType(from)} to ${formatType(to)}`);
+}
+
+/** Java's narrowing of an integer to the target's width (two's-complement wrap-around). */
+function wrapInteger(kind: string): (x: number) => number {
+  switch (kind) {
+    case "TINYINT":
+      return (x) => (x << 24) >> 24;
+    case "SMALLINT":
+      return (x) => (x << 16) >> 16;
+    case "INT":
+      return (x) => x | 0;
+    default:
+      return (x) => x;
+  }
+}
+
+const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
+const TRUE_TEXT = new Set(["t", "true", "y", "yes", "1"]);
+const FALSE_TEXT = new Set(["f", "false", "n", "no", "0"]);
+
+function fromString(to: DataType, from: DataType, zone: Zone): CastFn {
+  const bad = (v: unknown): never => fail(v, from, to);
+  switch (to.kind) {
+    case "BOOLEAN":
+      return (v) => {
+        const s = (v as string).trim().toLowerCase();
+        return TRUE_TEXT.has(s) ? true : FALSE_TEXT.has(s) ? false : bad(v);
+      };
+    case "TINYINT":
+    case "SMALLINT":
+    case "INT":
+    case "BIGINT": {
+      const [min, max] =
+        to.kind === "TINYINT"
+          ? [-128, 127]
+          : to.kind === "SMALLINT"
+            ? [-32768, 32767]
+            : to.kind === "INT"
+              ? [-2147483648, 2147483647]
+              : [-(2 ** 63), 2 ** 63 - 1];
+      return (v) => {
+        if (!INTEGER_TEXT.test(v as string)) bad(v);
+        const n = Number((v as string).trim());
+        return n < min || n > max ? bad(v) : n;
+      };
+    }
+    case "FLOAT":
+    case "DOUBLE":
+      return (v) => {
+        const s = (v as string).trim();
+        const n = /^[+-]?(NaN|Infinity)$/.test(s) ? Number(s) : s === "" ? Number.NaN : Number(s);
+        if (Number.isNaN(n) && !/NaN$/.test(s)) bad(v);
+        return to.kind === "FLOAT" ? Math.fround(n) : n;
+      };
+    case "DECIMAL":
+      return (v) => {
+        const d = parseDecimal(v as string, to.precision, to.scale);
+        if (d === null && parseDecimal(v as string, 80, to.scale) === null) bad(v);
+        return d; // null: overflow
+      };
+    case "DATE":
+      return (v) => {
+        const d = parseDate(v as string);
+        if (d !== null) return d;
+        const ts = parseTimestamp(v as string);
+        return ts === null ? bad(v) : floorDiv(ts, MS_PER_DAY);
+      };
+    case "TIME":
+      return (v) => parseTime(v as string) ?? bad(v);
+    case "TIMESTAMP":
+      return (v) => truncateMillis(parseTimestamp(v as string) ?? bad(v), to.precision);
+    case "TIMESTAMP_LTZ":
+      return (v) => truncateMillis(localToInstant(parseTimestamp(v as string) ?? bad(v), zone), to.precision);
+    case "BINARY":
+    case "VARBINARY":
+      return (v) => fitBinary(new TextEncoder().encode(v as string), to);
+    case "CHAR":
+    case "VARCHAR":
+      return fitString(to);
+    default:
+      return bad;
+  }
+}
+
+function truncateMillis(ts: number, precision: number): number {
+  if (precision >= 3) return ts;
+  const unit = 10 ** (3 - precision);
+  return Math.floor(ts / unit) * unit;
+}
+
+/** CHAR(n) pads with spaces and truncates; VARCHAR(n) truncates; STRING keeps the text. */
+function fitString(to: DataType): CastFn {
+  if (to.kind !== "CHAR" && to.kind !== "VARCHAR") return identity;
+  if (to.length === STRING_LENGTH) return identity;
+  const n = to.length;
+  if (to.kind === "VARCHAR") return (v) => ((v as string).length > n ? (v as string).slice(0, n) : v);
+  return (v) => {
+    const s = v as string;
+    return s.length > n ? s.slice(0, n) : s.padEnd(n, " ");
+  };
+}
+
+function fitBinary(bytes: Uint8Array, to: DataType): Uint8Array {
+  if ((to.kind !== "BINARY" && to.kind !== "VARBINARY") || to.length === STRING_LENGTH) return bytes;
+  if (bytes.length > to.length) return bytes.slice(0, to.length);
+  if (to.kind === "BINARY" && bytes.length < to.length) {
+    const padded = new Uint8Array(to.length);
+    padded.set(bytes);
+    return padded;
+  }
+  return bytes;
+}
+
+function fromNumeric(from: DataType, to: DataType): CastFn {
+  const asNumber: (v: unknown) => number =
+    from.kind === "DECIMAL" ? (v) => decimalToNumber(v as bigint, from.scale) : (v) => v as number;
+  switch (to.kind) {
+    case "BOOLEAN":
+      return from.kind === "DECIMAL" ? (v) => v !== 0n : (v) => v !== 0;
+    case "TINYINT":
+    case "SMALLINT":
+    case "INT":
+    case "BIGINT": {
+      const wrap = wrapInteger(to.kind);
+      if (from.kind === "DECIMAL") return (v) => wrap(decimalTruncToNumber(v as bigint, from.scale));
+      return (v) => wrap(Math.trunc(v as number));
+    }
+    case "FLOAT":
+      return (v) => Math.fround(asNumber(v));
+    case "DOUBLE":
+      return asNumber;
+    case "DECIMAL":
+      if (from.kind === "DECIMAL") return (v) => checkPrecision(rescale(v as bigint, from.scale, to.scale), to.precision);
+      if (from.kind === "FLOAT" || from.kind === "DOUBLE") {
+        return (v) => decimalFromNumber(v as number, to.precision, to.scale);
+      }
+      return (v) => decimalFromInteger(v as number, to.precision, to.scale);
+    case "INTERVAL_DAY_TIME":
+    case "INTERVAL_YEAR_MONTH":
+      return (v) => Math.trunc(asNumber(v));
+    default:
+      return (v) => fail(v, from, to);
+  }
+}
+
+function temporal(from: DataType, to: DataType, zone: Zone): CastFn {
+  const f = from.kind;
+  const t = to.kind;
+  if (f === t) {
+    return t === "TIMESTAMP" || t === "TIMESTAMP_LTZ" || t === "TIME"
+      ? (v) => truncateMillis(v as number, (to as { precision: number }).precision)
+      : identity;
+  }
+  const toLocal = (v: unknown) => (f === "TIMESTAMP_LTZ" ? instantToLocal(v as number, zone) : (v as number));
+  const fromLocal =
+    t === "TIMESTAMP_LTZ" ? (ts: number) => localToInstant(ts, zone) : (ts: number) => ts;
+  if (f === "DATE") return (v) => fromLocal((v as number) * MS_PER_DAY);
+  if (f === "TIME") return (v) => fromLocal(v as number);
+  // from TIMESTAMP / TIMESTAMP_LTZ
+  if (t === "DATE") return (v) => floorDiv(toLocal(v), MS_PER_DAY);
+  if (t === "TIME") return (v) => truncateMillis(((toLocal(v) % MS_PER_DAY) + MS_PER_DAY) % MS_PER_DAY, (to as { precision: number }).precision);
+  const p = (to as { precision: number }).precision;
+  return (v) => truncateMillis(fromLocal(toLocal(v)), p);
+}
+
+/**
+ * The conversion of a non-null value from `from` to `to`, following Flink's CAST. `zone` is the
+ * session time zone (TIMESTAMP ↔ TIMESTAMP_LTZ and anything ↔ TIMESTAMP_LTZ use it).
+ */
+export function castFunction(from: DataType, to: DataType, zone: Zone): CastFn {
+  if (from.kind === "NULL") return () => null;
+  const f = from.kind;
+  const t = to.kind;
+  if (t === "CHAR" || t === "VARCHAR") {
+    if (f === "CHAR" || f === "VARCHAR") return fitString(to);
+    const fit = fitString(to);
+    return (v) => fit(formatValue(v, from, zone));
+  }
+  if (f === "CHAR" || f === "VARCHAR") return fromString(to, from, zone);
+  if (isNumeric(from) || f === "BOOLEAN") {
+    if (f === "BOOLEAN") {
+      if (t === "BOOLEAN") return identity;
+      const one = castFunction(from.kind === "BOOLEAN" ? { kind: "INT", nullable: false } : from, to, zone);
+      if (isNumeric(to)) return (v) => one(v ? 1 : 0);
+      return (v) => fail(v, from, to);
+    }
+    if (isNumeric(to) || t === "BOOLEAN" || t === "INTERVAL_DAY_TIME" || t === "INTERVAL_YEAR_MONTH") {
+      if (f === t && f !== "DECIMAL") return identity;
+      return fromNumeric(from, to);
+    }
+  }
+  const isTemporal = (k: string) => k === "DATE" || k === "TIME" || k === "TIMESTAMP" || k === "TIMESTAMP_LTZ";
+  if (isTemporal(f) && isTemporal(t)) return temporal(from, to, zone);
+  if ((f === "INTERVAL_DAY_TIME" || f === "INTERVAL_YEAR_MONTH") && (f === t || isNumeric(to))) return identity;
+  if ((f === "BINARY" || f === "VARBINARY") && (t === "BINARY" || t === "VARBINARY")) {
+    return (v) => fitBinary(v as Uint8Array, to);
+  }
+  if (from.kind === "ARRAY" && to.kind === "ARRAY") {
+    const el = nullable(castFunction(from.element, to.element, zone));
+    return (v) => (v as unknown[]).map(el);
+  }
+  if (from.kind === "MULTISET" && to.kind === "MULTISET") {
+    const el = nullable(castFunction(from.element, to.element, zone));
+    return (v) => new Map([...(v as Map<unknown, number>)].map(([k, n]) => [el(k), n]));
+  }
+  if (from.kind === "MAP" && to.kind === "MAP") {
+    const k = nullable(castFunction(from.key, to.key, zone));
+    const val = nullable(castFunction(from.value, to.value, zone));
+    return (v) => new Map([...(v as Map<unknown, unknown>)].map(([a, b]) => [k(a), val(b)]));
+  }
+  if (from.kind === "ROW" && to.kind === "ROW" && from.fields.length === to.fields.length) {
+    const fs = from.fields.map((fd, i) => nullable(castFunction(fd.type, to.fields[i].type, zone)));
+    return (v) => (v as unknown[]).map((x, i) => fs[i](x));
+  }
+  return (v) => fail(v, from, to);
+}
+
+function nullable(fn: CastFn): CastFn {
+  return (v) => (v === null || v === undefined ? null : fn(v));
+}

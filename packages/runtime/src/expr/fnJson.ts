@@ -1,0 +1,145 @@
+import type { DataType } from "@weir/planner";
+import type { FnImpl } from "./callSite.js";
+import { decimalFromNumber, parseDecimal } from "./decimal.js";
+
+/**
+ * JSON_VALUE / JSON_QUERY / JSON_EXISTS in lax mode with a JSONPath subset: `$`, `.key`,
+ * `."key"`, `['key']`, `["key"]`, `[n]`, `[*]`, `.*`. Invalid JSON, an invalid path or a missing
+ * item give NULL (Flink's default NULL ON EMPTY / NULL ON ERROR); a leading `lax`/`strict` is
+ * accepted and both behave as lax.
+ */
+
+type Step = { readonly key: string } | { readonly index: number } | { readonly wildcard: true };
+type Path = { readonly steps: readonly Step[]; readonly multi: boolean } | null;
+
+const pathCache = new Map<string, Path>();
+
+function parsePath(text: string): Path {
+  let s = text.trim().replace(/^(lax|strict)\s+/i, "");
+  if (!s.startsWith("$")) return null;
+  s = s.slice(1);
+  const steps: Step[] = [];
+  while (s.length > 0) {
+    let m: RegExpExecArray | null;
+    if ((m = /^\.\*/.exec(s)) || (m = /^\[\*\]/.exec(s))) steps.push({ wildcard: true });
+    else if ((m = /^\.([A-Za-z_$][\w$]*)/.exec(s))) steps.push({ key: m[1] });
+    else if ((m = /^\."((?:[^"\\]|\\.)*)"/.exec(s))) steps.push({ key: JSON.parse(`"${m[1]}"`) });
+    else if ((m = /^\[\s*'((?:[^'\\]|\\.)*)'\s*\]/.exec(s))) steps.push({ key: m[1].replace(/\\'/g, "'") });
+    else if ((m = /^\[\s*"((?:[^"\\]|\\.)*)"\s*\]/.exec(s))) steps.push({ key: JSON.parse(`"${m[1]}"`) });
+    else if ((m = /^\[\s*(\d+)\s*\]/.exec(s))) steps.push({ index: Number(m[1]) });
+    else return null;
+    s = s.slice(m[0].length);
+  }
+  return { steps, multi: steps.some((st) => "wildcard" in st) };
+}
+
+function cachedPath(text: string): Path {
+  let p = pathCache.get(text);
+  if (p === undefined) {
+    p = parsePath(text);
+    if (pathCache.size > 1000) pathCache.clear();
+    pathCache.set(text, p);
+  }
+  return p;
+}
+
+/** The items a path selects (lax: a missing member selects nothing). */
+function select(root: unknown, steps: readonly Step[]): unknown[] {
+  let current: unknown[] = [root];
+  for (const step of steps) {
+    const next: unknown[] = [];
+    for (const v of current) {
+      if (v === null || typeof v !== "object") continue;
+      if ("wildcard" in step) {
+        if (Array.isArray(v)) next.push(...v);
+        else next.push(...Object.values(v));
+      } else if ("index" in step) {
+        if (Array.isArray(v) && step.index < v.length) next.push(v[step.index]);
+      } else if (!Array.isArray(v) && Object.hasOwn(v, step.key)) {
+        next.push((v as Record<string, unknown>)[step.key]);
+      }
+    }
+    current = next;
+  }
+  return current;
+}
+
+function evaluate(json: string, pathText: string): { items: unknown[]; multi: boolean } | null {
+  const path = cachedPath(pathText);
+  if (path === null) return null;
+  let root: unknown;
+  try {
+    root = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  return { items: select(root, path.steps), multi: path.multi };
+}
+
+/** Converts a scalar JSON item to the JSON_VALUE result type (RETURNING); null when it does not fit. */
+function returning(type: DataType): (v: unknown) => unknown {
+  switch (type.kind) {
+    case "BOOLEAN":
+      return (v) => (typeof v === "boolean" ? v : v === "true" ? true : v === "false" ? false : null);
+    case "TINYINT":
+    case "SMALLINT":
+    case "INT":
+    case "BIGINT":
+      return (v) => {
+        const n = typeof v === "number" ? v : typeof v === "string" && /^\s*-?\d+\s*$/.test(v) ? Number(v) : Number.NaN;
+        return Number.isInteger(n) ? n : null;
+      };
+    case "FLOAT":
+    case "DOUBLE":
+      return (v) => {
+        const n = typeof v === "number" ? v : typeof v === "string" ? Number(v) : Number.NaN;
+        return Number.isNaN(n) ? null : n;
+      };
+    case "DECIMAL":
+      return (v) =>
+        typeof v === "number"
+          ? decimalFromNumber(v, type.precision, type.scale)
+          : typeof v === "string"
+            ? parseDecimal(v, type.precision, type.scale)
+            : null;
+    default:
+      return (v) => (typeof v === "string" ? v : JSON.stringify(v));
+  }
+}
+
+export const JSON_IMPLS: Record<string, FnImpl> = {
+  JSON_VALUE: {
+    gen: (c) => {
+      const convert = returning(c.type);
+      const f = (json: string, path: string) => {
+        const r = evaluate(json, path);
+        if (r === null || r.items.length !== 1) return null;
+        const v = r.items[0];
+        if (v === null || typeof v === "object") return null;
+        return convert(v);
+      };
+      return `${c.env(f)}(${c.args[0]}, ${c.args[1]})`;
+    },
+  },
+  JSON_QUERY: {
+    gen: (c) => {
+      const f = (json: string, path: string) => {
+        const r = evaluate(json, path);
+        if (r === null || r.items.length === 0) return null;
+        if (r.multi) return JSON.stringify(r.items);
+        const v = r.items[0];
+        return v !== null && typeof v === "object" ? JSON.stringify(v) : null;
+      };
+      return `${c.env(f)}(${c.args[0]}, ${c.args[1]})`;
+    },
+  },
+  JSON_EXISTS: {
+    gen: (c) => {
+      const f = (json: string, path: string) => {
+        const r = evaluate(json, path);
+        return r === null ? false : r.items.length > 0;
+      };
+      return `${c.env(f)}(${c.args[0]}, ${c.args[1]})`;
+    },
+  },
+};

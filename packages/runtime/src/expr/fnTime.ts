@@ -1,0 +1,376 @@
+import type { DataType } from "@weir/planner";
+import type { CallSite, FnImpl } from "./callSite.js";
+import { keywordArg } from "./callSite.js";
+import { dateFormatter, dateParser } from "./dateFormat.js";
+import {
+  addMonthsToTimestamp,
+  civilFromDays,
+  dayOfWeek,
+  dayOfYear,
+  daysFromCivil,
+  floorDiv,
+  isoDayOfWeek,
+  isoWeek,
+  MS_PER_DAY,
+  parseTimestamp,
+} from "./datetime.js";
+import { decimalToNumber } from "./decimal.js";
+import { ExpressionError } from "./errors.js";
+import { ceilNumeric, floorNumeric } from "./fnMath.js";
+import type { Zone } from "./timezone.js";
+import { getZone, instantToLocal, localToInstant } from "./timezone.js";
+
+/**
+ * Date and time functions. Everything that reads calendar fields works on wall-clock millis:
+ * TIMESTAMP values are already wall-clock, TIMESTAMP_LTZ values are converted through the session
+ * time zone, DATE values are days.
+ */
+
+type Wall = (v: number) => number;
+
+/** Converts a value of type `t` to wall-clock millis. */
+function toWall(t: DataType, zone: Zone): Wall {
+  switch (t.kind) {
+    case "DATE":
+      return (d) => d * MS_PER_DAY;
+    case "TIMESTAMP_LTZ":
+      return (i) => instantToLocal(i, zone);
+    default:
+      return (v) => v;
+  }
+}
+
+/** Converts wall-clock millis back to a value of type `t`. */
+function fromWall(t: DataType, zone: Zone): Wall {
+  switch (t.kind) {
+    case "DATE":
+      return (w) => floorDiv(w, MS_PER_DAY);
+    case "TIMESTAMP_LTZ":
+      return (w) => localToInstant(w, zone);
+    case "TIME":
+      return (w) => ((w % MS_PER_DAY) + MS_PER_DAY) % MS_PER_DAY;
+    default:
+      return (w) => w;
+  }
+}
+
+const days = (w: number) => floorDiv(w, MS_PER_DAY);
+const msOfDay = (w: number) => w - days(w) * MS_PER_DAY;
+
+/** The EXTRACT field of wall-clock millis, as BIGINT. */
+function field(unit: string): Wall {
+  switch (unit) {
+    case "YEAR":
+      return (w) => civilFromDays(days(w)).year;
+    case "QUARTER":
+      return (w) => Math.floor((civilFromDays(days(w)).month - 1) / 3) + 1;
+    case "MONTH":
+      return (w) => civilFromDays(days(w)).month;
+    case "WEEK":
+      return (w) => isoWeek(days(w)).week;
+    case "ISOYEAR":
+      return (w) => isoWeek(days(w)).year;
+    case "DAY":
+    case "DAYOFMONTH":
+      return (w) => civilFromDays(days(w)).day;
+    case "DOY":
+    case "DAYOFYEAR":
+      return (w) => dayOfYear(days(w));
+    case "DOW":
+    case "DAYOFWEEK":
+      return (w) => dayOfWeek(days(w));
+    case "ISODOW":
+      return (w) => isoDayOfWeek(days(w));
+    case "HOUR":
+      return (w) => Math.floor(msOfDay(w) / 3_600_000);
+    case "MINUTE":
+      return (w) => Math.floor(msOfDay(w) / 60_000) % 60;
+    case "SECOND":
+      return (w) => Math.floor(msOfDay(w) / 1000) % 60;
+    case "MILLISECOND":
+      return (w) => msOfDay(w) % 60_000;
+    case "MICROSECOND":
+      return (w) => (msOfDay(w) % 60_000) * 1000;
+    case "DECADE":
+      return (w) => Math.floor(civilFromDays(days(w)).year / 10);
+    case "CENTURY":
+      return (w) => {
+        const y = civilFromDays(days(w)).year;
+        return y > 0 ? Math.floor((y + 99) / 100) : -Math.floor((-y + 99) / 100);
+      };
+    case "MILLENNIUM":
+      return (w) => {
+        const y = civilFromDays(days(w)).year;
+        return y > 0 ? Math.floor((y + 999) / 1000) : -Math.floor((-y + 999) / 1000);
+      };
+    case "EPOCH":
+      return (w) => Math.floor(w / 1000);
+    default:
+      throw new ExpressionError(`Unsupported time unit ${unit}`);
+  }
+}
+
+function extractAt(c: CallSite, unit: string, argIndex: number): string {
+  const t = c.argTypes[argIndex];
+  const wall = t.kind === "TIME" ? (v: number) => v : toWall(t, c.zone);
+  const f = field(unit);
+  if (unit === "EPOCH" && t.kind === "TIMESTAMP_LTZ") return `Math.floor(${c.args[argIndex]} / 1000)`;
+  return `${c.env((v: number) => f(wall(v)))}(${c.args[argIndex]})`;
+}
+
+const extract: FnImpl = { gen: (c) => extractAt(c, keywordArg(c, 0), 1) };
+const fieldFn = (unit: string): FnImpl => ({ gen: (c) => extractAt(c, unit, 0) });
+
+/** Floors wall-clock millis to a unit; weeks start on Sunday (Calcite's FLOOR TO WEEK). */
+function floorWall(unit: string): Wall {
+  const fixed = (size: number) => (w: number) => floorDiv(w, size) * size;
+  switch (unit) {
+    case "MILLISECOND":
+      return (w) => w;
+    case "SECOND":
+      return fixed(1000);
+    case "MINUTE":
+      return fixed(60_000);
+    case "HOUR":
+      return fixed(3_600_000);
+    case "DAY":
+      return fixed(MS_PER_DAY);
+    case "WEEK":
+      return (w) => (days(w) - (dayOfWeek(days(w)) - 1)) * MS_PER_DAY;
+    case "MONTH":
+    case "QUARTER":
+    case "YEAR":
+      return (w) => {
+        const cv = civilFromDays(days(w));
+        const month = unit === "YEAR" ? 1 : unit === "QUARTER" ? cv.month - ((cv.month - 1) % 3) : cv.month;
+        return daysFromCivil(cv.year, month, 1) * MS_PER_DAY;
+      };
+    default:
+      throw new ExpressionError(`Unsupported FLOOR/CEIL unit ${unit}`);
+  }
+}
+
+function addUnit(unit: string, w: number, n: number): number {
+  switch (unit) {
+    case "MILLISECOND":
+      return w + n;
+    case "SECOND":
+      return w + n * 1000;
+    case "MINUTE":
+      return w + n * 60_000;
+    case "HOUR":
+      return w + n * 3_600_000;
+    case "DAY":
+      return w + n * MS_PER_DAY;
+    case "WEEK":
+      return w + n * 7 * MS_PER_DAY;
+    case "MONTH":
+      return addMonthsToTimestamp(w, n);
+    case "QUARTER":
+      return addMonthsToTimestamp(w, 3 * n);
+    case "YEAR":
+      return addMonthsToTimestamp(w, 12 * n);
+    default:
+      throw new ExpressionError(`Unsupported time unit ${unit}`);
+  }
+}
+
+function floorCeilTemporal(ceil: boolean): FnImpl {
+  return {
+    gen: (c) => {
+      if (c.args.length === 1) return ceil ? ceilNumeric(c) : floorNumeric(c);
+      const unit = keywordArg(c, 1);
+      const t = c.argTypes[0];
+      const wall = t.kind === "TIME" ? (v: number) => v : toWall(t, c.zone);
+      const back = fromWall(t, c.zone);
+      const floor = floorWall(unit);
+      const f = ceil
+        ? (v: number) => {
+            const w = wall(v);
+            const fl = floor(w);
+            return back(fl === w ? w : addUnit(unit === "MILLISECOND" ? "MILLISECOND" : unit, fl, 1));
+          }
+        : (v: number) => back(floor(wall(v)));
+      return `${c.env(f)}(${c.args[0]})`;
+    },
+  };
+}
+
+const timestampAdd: FnImpl = {
+  gen: (c) => {
+    const unit = keywordArg(c, 0);
+    const t = c.argTypes[2];
+    addUnit(unit, 0, 0); // validates the unit at compile time
+    const monthBased = unit === "MONTH" || unit === "QUARTER" || unit === "YEAR";
+    if (t.kind === "TIMESTAMP_LTZ" && !monthBased) {
+      return `${c.env((n: number, v: number) => addUnit(unit, v, n))}(${c.args[1]}, ${c.args[2]})`;
+    }
+    const wall = toWall(t, c.zone);
+    const back = fromWall(t, c.zone);
+    return `${c.env((n: number, v: number) => back(addUnit(unit, wall(v), n)))}(${c.args[1]}, ${c.args[2]})`;
+  },
+};
+
+function monthsBetween(a: number, b: number): number {
+  const ca = civilFromDays(days(a));
+  const cb = civilFromDays(days(b));
+  let m = cb.year * 12 + cb.month - (ca.year * 12 + ca.month);
+  const restA = ca.day * MS_PER_DAY + msOfDay(a);
+  const restB = cb.day * MS_PER_DAY + msOfDay(b);
+  if (m > 0 && restB < restA) m--;
+  else if (m < 0 && restB > restA) m++;
+  return m;
+}
+
+const UNIT_MS: Record<string, number> = {
+  MILLISECOND: 1,
+  SECOND: 1000,
+  MINUTE: 60_000,
+  HOUR: 3_600_000,
+  DAY: MS_PER_DAY,
+  WEEK: 7 * MS_PER_DAY,
+};
+
+const timestampDiff: FnImpl = {
+  gen: (c) => {
+    const unit = keywordArg(c, 0);
+    const [, ta, tb] = c.argTypes;
+    const bothInstants = ta.kind === "TIMESTAMP_LTZ" && tb.kind === "TIMESTAMP_LTZ";
+    const wa = toWall(ta, c.zone);
+    const wb = toWall(tb, c.zone);
+    const months = { MONTH: 1, QUARTER: 3, YEAR: 12 }[unit as "MONTH"];
+    let f: (a: number, b: number) => number;
+    if (months !== undefined) f = (a, b) => Math.trunc(monthsBetween(wa(a), wb(b)) / months);
+    else {
+      const size = UNIT_MS[unit];
+      if (size === undefined) throw new ExpressionError(`Unsupported TIMESTAMPDIFF unit ${unit}`);
+      f = bothInstants ? (a, b) => Math.trunc((b - a) / size) : (a, b) => Math.trunc((wb(b) - wa(a)) / size);
+    }
+    return `${c.env(f)}(${c.args[1]}, ${c.args[2]})`;
+  },
+};
+
+const DEFAULT_FORMAT = "yyyy-MM-dd HH:mm:ss";
+
+const dateFormat: FnImpl = {
+  gen: (c) => {
+    const t = c.argTypes[0];
+    const wall: (v: unknown) => number | null =
+      t.kind === "CHAR" || t.kind === "VARCHAR"
+        ? (v) => parseTimestamp(v as string)
+        : (toWall(t, c.zone) as (v: unknown) => number);
+    const f = (v: unknown, fmt: string) => {
+      const w = wall(v);
+      return w === null ? null : dateFormatter(fmt)(w);
+    };
+    return `${c.env(f)}(${c.args[0]}, ${c.args[1]})`;
+  },
+};
+
+function parseWall(s: string, fmt?: string): number | null {
+  return fmt === undefined ? parseTimestamp(s) : dateParser(fmt)(s);
+}
+
+const toTimestampLtz: FnImpl = {
+  gen: (c) => {
+    const t = c.argTypes[0];
+    if (t.kind === "CHAR" || t.kind === "VARCHAR") {
+      const session = c.zone;
+      const f = (s: string, fmt?: string, tz?: string) => {
+        const w = parseWall(s, fmt);
+        return w === null ? null : localToInstant(w, tz === undefined ? session : getZone(tz));
+      };
+      return `${c.env(f)}(${c.args.join(", ")})`;
+    }
+    const num = t.kind === "DECIMAL" ? (v: unknown) => decimalToNumber(v as bigint, t.scale) : (v: unknown) => v as number;
+    const f = (v: unknown, precision = 3) => {
+      if (precision !== 0 && precision !== 3) {
+        throw new ExpressionError(`TO_TIMESTAMP_LTZ: precision must be 0 or 3, got ${precision}`);
+      }
+      const x = num(v);
+      return precision === 0 ? Math.trunc(x * 1000) : Math.trunc(x);
+    };
+    return `${c.env(f)}(${c.args.join(", ")})`;
+  },
+};
+
+/** Long.MIN_VALUE: Flink's UNIX_TIMESTAMP result for text that does not parse. */
+const UNPARSEABLE = -(2 ** 63);
+
+const unixTimestamp: FnImpl = {
+  gen: (c) => {
+    if (c.args.length === 0) return `Math.floor(${c.env(c.ctx)}.now() / 1000)`;
+    const zone = c.zone;
+    const f = (s: string, fmt?: string) => {
+      const w = parseWall(s, fmt ?? DEFAULT_FORMAT);
+      return w === null ? UNPARSEABLE : Math.floor(localToInstant(w, zone) / 1000);
+    };
+    return `${c.env(f)}(${c.args.join(", ")})`;
+  },
+};
+
+const fromUnixtime: FnImpl = {
+  gen: (c) => {
+    const t = c.argTypes[0];
+    const zone = c.zone;
+    const f = (v: unknown, fmt = DEFAULT_FORMAT) => {
+      const secs = t.kind === "DECIMAL" ? decimalToNumber(v as bigint, t.scale) : (v as number);
+      return dateFormatter(fmt)(instantToLocal(Math.trunc(secs * 1000), zone));
+    };
+    return `${c.env(f)}(${c.args.join(", ")})`;
+  },
+};
+
+const now = (c: CallSite) => `${c.env(c.ctx)}.now()`;
+const localNow = (c: CallSite) => `${c.env((i: number) => instantToLocal(i, c.zone))}(${now(c)})`;
+const localTime = (c: CallSite) => {
+  const f = (i: number) => {
+    const m = msOfDay(instantToLocal(i, c.zone));
+    return m - (m % 1000);
+  };
+  return `${c.env(f)}(${now(c)})`;
+};
+const niladic = (code: (c: CallSite) => string): FnImpl => ({ strict: false, gen: code });
+
+export const TIME_IMPLS: Record<string, FnImpl> = {
+  EXTRACT: extract,
+  YEAR: fieldFn("YEAR"),
+  QUARTER: fieldFn("QUARTER"),
+  MONTH: fieldFn("MONTH"),
+  WEEK: fieldFn("WEEK"),
+  DAYOFYEAR: fieldFn("DAYOFYEAR"),
+  DAYOFMONTH: fieldFn("DAYOFMONTH"),
+  DAYOFWEEK: fieldFn("DAYOFWEEK"),
+  HOUR: fieldFn("HOUR"),
+  MINUTE: fieldFn("MINUTE"),
+  SECOND: fieldFn("SECOND"),
+  FLOOR: floorCeilTemporal(false),
+  CEIL: floorCeilTemporal(true),
+  TIMESTAMPADD: timestampAdd,
+  TIMESTAMPDIFF: timestampDiff,
+  DATE_FORMAT: dateFormat,
+  TO_TIMESTAMP: {
+    gen: (c) => `${c.env(parseWall)}(${c.args.join(", ")})`,
+  },
+  TO_TIMESTAMP_LTZ: toTimestampLtz,
+  TO_DATE: {
+    gen: (c) => {
+      const f = (s: string, fmt?: string) => {
+        const w = fmt === undefined ? parseTimestamp(s) : dateParser(fmt)(s);
+        return w === null ? null : floorDiv(w, MS_PER_DAY);
+      };
+      return `${c.env(f)}(${c.args.join(", ")})`;
+    },
+  },
+  UNIX_TIMESTAMP: unixTimestamp,
+  FROM_UNIXTIME: fromUnixtime,
+  CURRENT_TIMESTAMP: niladic(now),
+  NOW: niladic(now),
+  CURRENT_ROW_TIMESTAMP: niladic(now),
+  PROCTIME: niladic(now),
+  LOCALTIMESTAMP: niladic(localNow),
+  CURRENT_DATE: niladic((c) => `Math.floor(${localNow(c)} / ${MS_PER_DAY})`),
+  CURRENT_TIME: niladic(localTime),
+  LOCALTIME: niladic(localTime),
+  CURRENT_WATERMARK: niladic((c) => `${c.env(c.ctx)}.currentWatermark()`),
+};

@@ -1,0 +1,136 @@
+import type { Json } from "./codec.js";
+import type { StateKey } from "./keys.js";
+
+/**
+ * The state API. Every piece of operator state lives in a named table declared on a
+ * {@link StateBackend} when the operator opens (before a restore), so a checkpoint sees all of
+ * it. Tables are keyed by an encoded {@link StateKey}; values are plain data (arrays, plain
+ * objects, Maps, bigints, Uint8Arrays) that a snapshot can encode. Operators depend only on these
+ * interfaces: a durable backend or incremental checkpoints replace the in-memory one without
+ * changing operator code.
+ *
+ * A value handed to `put` is owned by the state from then on; a value returned by `get` may be
+ * mutated in place only if it is written back with `put` (a durable backend serialises on put).
+ */
+
+/**
+ * `table.exec.state.ttl`: an entry not accessed for `ttlMs` of processing time is gone: reads do
+ * not return it, and cleanup removes it lazily on access and incrementally as the state is used.
+ * `update` says which accesses refresh the entry's clock: `"read-write"` (the default) or
+ * `"write"` (Flink's `OnCreateAndWrite`, which Flink SQL uses).
+ */
+export interface TtlConfig {
+  readonly ttlMs: number;
+  readonly update?: "read-write" | "write";
+}
+
+export interface StateOptions {
+  readonly ttl?: TtlConfig;
+}
+
+export interface ValueState<V> {
+  get(key: StateKey): V | undefined;
+  put(key: StateKey, value: V): void;
+  delete(key: StateKey): void;
+  /** Live entries (not expired), in no particular order. */
+  entries(): IterableIterator<[StateKey, V]>;
+  readonly size: number;
+}
+
+/** Per key, a map from a user key to a value. TTL applies to a key's whole map. */
+export interface MapState<UK, V> {
+  get(key: StateKey, userKey: UK): V | undefined;
+  put(key: StateKey, userKey: UK, value: V): void;
+  delete(key: StateKey, userKey: UK): void;
+  /** The key's map (read-only view), or undefined when it is empty. */
+  getAll(key: StateKey): ReadonlyMap<UK, V> | undefined;
+  clear(key: StateKey): void;
+  keys(): IterableIterator<StateKey>;
+}
+
+/** Per key, a list of values. TTL applies to a key's whole list. */
+export interface ListState<V> {
+  get(key: StateKey): readonly V[];
+  add(key: StateKey, value: V): void;
+  update(key: StateKey, values: V[]): void;
+  clear(key: StateKey): void;
+  keys(): IterableIterator<StateKey>;
+}
+
+/**
+ * Values indexed by (timestamp, key), iterable in timestamp order and expired up to a watermark:
+ * window slices by slice end, buffered rows by event time. No TTL: the watermark expires it.
+ */
+export interface TimeIndexedState<V> {
+  get(timestamp: number, key: StateKey): V | undefined;
+  put(timestamp: number, key: StateKey, value: V): void;
+  delete(timestamp: number, key: StateKey): void;
+  /** The entries at one timestamp, in insertion order. */
+  bucket(timestamp: number): ReadonlyMap<StateKey, V> | undefined;
+  /** Timestamps that hold entries, ascending. */
+  timestamps(): readonly number[];
+  /** The smallest timestamp holding entries, or undefined. */
+  minTimestamp(): number | undefined;
+  /**
+   * Removes every bucket with timestamp ≤ `upTo`, oldest first, handing each to `onExpired`
+   * before it is dropped.
+   */
+  expireUpTo(upTo: number, onExpired?: (timestamp: number, entries: ReadonlyMap<StateKey, V>) => void): void;
+  readonly size: number;
+}
+
+/**
+ * Event-time and processing-time timers per key. Registering the same (key, timestamp) twice is
+ * one timer. `advance*` fires due timers in timestamp order (ties in registration order), and also
+ * those registered by a callback while firing if they are due.
+ */
+export interface TimerService {
+  registerEventTimeTimer(key: StateKey, timestamp: number): void;
+  deleteEventTimeTimer(key: StateKey, timestamp: number): void;
+  registerProcessingTimeTimer(key: StateKey, timestamp: number): void;
+  deleteProcessingTimeTimer(key: StateKey, timestamp: number): void;
+  /** Fires every event-time timer with timestamp ≤ `watermark`. */
+  advanceWatermark(watermark: number, onTimer: (key: StateKey, timestamp: number) => void): void;
+  /** Fires every processing-time timer with timestamp ≤ `now`. */
+  advanceProcessingTime(now: number, onTimer: (key: StateKey, timestamp: number) => void): void;
+  nextEventTime(): number | undefined;
+  nextProcessingTime(): number | undefined;
+  readonly currentWatermark: number;
+}
+
+export const STATE_SNAPSHOT_VERSION = 1;
+
+/** An operator's state at a checkpoint: plain JSON, versioned. */
+export interface StateSnapshot {
+  readonly version: number;
+  readonly tables: { readonly [name: string]: TableSnapshot };
+}
+
+export type TableSnapshot =
+  | {
+      readonly kind: "value" | "map" | "list";
+      /** `[key, value]`, or `[key, value, lastAccess]` when the table has a TTL. */
+      readonly entries: Json[];
+    }
+  | { readonly kind: "time"; readonly buckets: [Json, Json[]][] }
+  | {
+      readonly kind: "timers";
+      readonly watermark: Json;
+      readonly eventTime: [Json, Json[]][];
+      readonly processingTime: [Json, Json[]][];
+    };
+
+export type TableKind = TableSnapshot["kind"];
+
+export interface StateBackend {
+  value<V>(name: string, options?: StateOptions): ValueState<V>;
+  map<UK, V>(name: string, options?: StateOptions): MapState<UK, V>;
+  list<V>(name: string, options?: StateOptions): ListState<V>;
+  timeIndexed<V>(name: string): TimeIndexedState<V>;
+  timers(name: string): TimerService;
+  /** Removes up to `budget` expired TTL entries over all tables; returns how many it removed. */
+  cleanupExpired(budget?: number): number;
+  snapshot(): StateSnapshot;
+  /** Replaces the contents of the declared tables; refuses a snapshot that does not fit them. */
+  restore(snapshot: StateSnapshot): void;
+}

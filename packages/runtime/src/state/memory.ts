@@ -1,0 +1,273 @@
+import type { Clock } from "../time/watermarks.js";
+import type {
+  ListState,
+  MapState,
+  StateBackend,
+  StateOptions,
+  StateSnapshot,
+  TableKind,
+  TableSnapshot,
+  TimeIndexedState,
+  TimerService,
+  ValueState,
+} from "./api.js";
+import { STATE_SNAPSHOT_VERSION } from "./api.js";
+import { decodeJson, encodeJson, type Json } from "./codec.js";
+import type { StateKey } from "./keys.js";
+import { TimeBuckets } from "./time-buckets.js";
+import { MemoryTimerService } from "./timers.js";
+import { KeyedTable } from "./ttl.js";
+
+export interface MemoryStateBackendOptions {
+  /** Processing-time clock for TTL; defaults to `Date.now`. */
+  readonly clock?: Clock;
+}
+
+type Table =
+  | { readonly kind: "value" | "map" | "list"; readonly table: KeyedTable<unknown> }
+  | { readonly kind: "time"; readonly buckets: TimeBuckets<unknown> }
+  | { readonly kind: "timers"; readonly timers: MemoryTimerService };
+
+/** State in JS Maps; snapshots are plain JSON (see {@link StateSnapshot}). */
+export class MemoryStateBackend implements StateBackend {
+  private readonly tables = new Map<string, Table>();
+  private readonly clock: Clock;
+
+  constructor(options: MemoryStateBackendOptions = {}) {
+    this.clock = options.clock ?? Date.now;
+  }
+
+  value<V>(name: string, options?: StateOptions): ValueState<V> {
+    const t = this.keyed(name, "value", options);
+    return {
+      get: (key) => t.read(key) as V | undefined,
+      put: (key, value) => t.write(key, value),
+      delete: (key) => t.remove(key),
+      entries: () => t.liveEntries() as IterableIterator<[StateKey, V]>,
+      get size() {
+        return t.data.size;
+      },
+    };
+  }
+
+  map<UK, V>(name: string, options?: StateOptions): MapState<UK, V> {
+    const t = this.keyed(name, "map", options) as KeyedTable<Map<UK, V>>;
+    return {
+      get: (key, userKey) => t.read(key)?.get(userKey),
+      put: (key, userKey, value) => {
+        let m = t.read(key);
+        if (m === undefined) m = new Map();
+        m.set(userKey, value);
+        t.write(key, m);
+      },
+      delete: (key, userKey) => {
+        const m = t.read(key);
+        if (m === undefined || !m.delete(userKey)) return;
+        if (m.size === 0) t.remove(key);
+        else t.write(key, m);
+      },
+      getAll: (key) => t.read(key),
+      clear: (key) => t.remove(key),
+      keys: () => liveKeys(t),
+    };
+  }
+
+  list<V>(name: string, options?: StateOptions): ListState<V> {
+    const t = this.keyed(name, "list", options) as KeyedTable<V[]>;
+    return {
+      get: (key) => t.read(key) ?? [],
+      add: (key, value) => {
+        const l = t.read(key);
+        if (l === undefined) t.write(key, [value]);
+        else {
+          l.push(value);
+          t.write(key, l);
+        }
+      },
+      update: (key, values) => (values.length === 0 ? t.remove(key) : t.write(key, values)),
+      clear: (key) => t.remove(key),
+      keys: () => liveKeys(t),
+    };
+  }
+
+  timeIndexed<V>(name: string): TimeIndexedState<V> {
+    const buckets = new TimeBuckets<V>();
+    this.declare(name, { kind: "time", buckets: buckets as TimeBuckets<unknown> });
+    return {
+      get: (ts, key) => buckets.get(ts, key),
+      put: (ts, key, value) => buckets.put(ts, key, value),
+      delete: (ts, key) => void buckets.delete(ts, key),
+      bucket: (ts) => buckets.bucket(ts),
+      timestamps: () => buckets.timestamps(),
+      minTimestamp: () => buckets.min(),
+      expireUpTo: (upTo, onExpired) => {
+        for (let ts = buckets.min(); ts !== undefined && ts <= upTo; ts = buckets.min()) {
+          const b = buckets.take(ts)!;
+          onExpired?.(ts, b);
+        }
+      },
+      get size() {
+        return buckets.size;
+      },
+    };
+  }
+
+  timers(name: string): TimerService {
+    const timers = new MemoryTimerService();
+    this.declare(name, { kind: "timers", timers });
+    return timers;
+  }
+
+  cleanupExpired(budget = Number.POSITIVE_INFINITY): number {
+    let removed = 0;
+    const now = this.clock();
+    for (const t of this.tables.values()) {
+      if (removed >= budget) break;
+      if (t.kind === "value" || t.kind === "map" || t.kind === "list") removed += t.table.cleanup(budget - removed, now);
+    }
+    return removed;
+  }
+
+  snapshot(): StateSnapshot {
+    const tables: Record<string, TableSnapshot> = {};
+    for (const [name, t] of this.tables) tables[name] = snapshotTable(t);
+    return { version: STATE_SNAPSHOT_VERSION, tables };
+  }
+
+  restore(snapshot: StateSnapshot): void {
+    if (snapshot.version !== STATE_SNAPSHOT_VERSION) {
+      throw new Error(
+        `cannot restore state snapshot version ${snapshot.version}: this Weir reads version ${STATE_SNAPSHOT_VERSION} only`,
+      );
+    }
+    for (const [name, s] of Object.entries(snapshot.tables)) {
+      const t = this.tables.get(name);
+      if (t === undefined) {
+        throw new Error(
+          `cannot restore: the snapshot has state table '${name}' (${s.kind}) that the operator does not declare; was the query changed?`,
+        );
+      }
+      if (t.kind !== s.kind) {
+        throw new Error(`cannot restore: state table '${name}' is ${t.kind} but the snapshot holds ${s.kind}`);
+      }
+    }
+    for (const [name, t] of this.tables) {
+      const s = snapshot.tables[name];
+      clearTable(t);
+      if (s !== undefined) restoreTable(t, s);
+    }
+  }
+
+  private keyed(name: string, kind: "value" | "map" | "list", options?: StateOptions): KeyedTable<unknown> {
+    const table = new KeyedTable<unknown>(options?.ttl, this.clock);
+    this.declare(name, { kind, table });
+    return table;
+  }
+
+  private declare(name: string, table: Table): void {
+    if (this.tables.has(name)) throw new Error(`state table '${name}' is declared twice`);
+    this.tables.set(name, table);
+  }
+}
+
+function* liveKeys(t: KeyedTable<unknown>): IterableIterator<StateKey> {
+  for (const [k] of t.liveEntries()) yield k;
+}
+
+function snapshotTable(t: Table): TableSnapshot {
+  switch (t.kind) {
+    case "value":
+    case "map":
+    case "list": {
+      const entries: Json[] = [];
+      const touched = t.table.touched;
+      if (touched === null) {
+        for (const [k, v] of t.table.data) entries.push([encodeJson(k), encodeJson(v)]);
+      } else {
+        // In access order, so a restore rebuilds the TTL order by appending.
+        for (const [k, at] of touched) entries.push([encodeJson(k), encodeJson(t.table.data.get(k)), at]);
+      }
+      return { kind: t.kind, entries };
+    }
+    case "time":
+      return { kind: "time", buckets: snapshotBuckets(t.buckets, (v) => encodeJson(v)) };
+    case "timers":
+      return {
+        kind: "timers",
+        watermark: encodeJson(t.timers.watermark),
+        eventTime: snapshotBuckets(t.timers.eventTime, null),
+        processingTime: snapshotBuckets(t.timers.processingTime, null),
+      };
+    default: {
+      const _exhaustive: never = t;
+      return _exhaustive;
+    }
+  }
+}
+
+/** `[timestamp, [key, value, key, value, ...]]` per bucket, or keys only when `encode` is null. */
+function snapshotBuckets<V>(b: TimeBuckets<V>, encode: ((v: V) => Json) | null): [Json, Json[]][] {
+  const out: [Json, Json[]][] = [];
+  for (const ts of b.timestamps()) {
+    const flat: Json[] = [];
+    for (const [k, v] of b.bucket(ts)!) {
+      flat.push(encodeJson(k));
+      if (encode !== null) flat.push(encode(v));
+    }
+    out.push([encodeTs(ts), flat]);
+  }
+  return out;
+}
+
+/** Timestamps are finite in practice, but ±∞ is legal: they are stored through the JSON codec. */
+function encodeTs(ts: number): Json {
+  return encodeJson(ts);
+}
+
+function decodeTs(j: Json): number {
+  return decodeJson(j) as number;
+}
+
+function clearTable(t: Table): void {
+  switch (t.kind) {
+    case "value":
+    case "map":
+    case "list":
+      t.table.clear();
+      return;
+    case "time":
+      t.buckets.clear();
+      return;
+    case "timers":
+      t.timers.eventTime.clear();
+      t.timers.processingTime.clear();
+      t.timers.watermark = Number.NEGATIVE_INFINITY;
+      return;
+    default: {
+      const _exhaustive: never = t;
+      return _exhaustive;
+    }
+  }
+}
+
+function restoreTable(t: Table, s: TableSnapshot): void {
+  if (s.kind === "time" && t.kind === "time") {
+    for (const [ts, flat] of s.buckets) {
+      for (let i = 0; i < flat.length; i += 2) {
+        t.buckets.put(decodeTs(ts), decodeJson(flat[i]) as StateKey, decodeJson(flat[i + 1]));
+      }
+    }
+  } else if (s.kind === "timers" && t.kind === "timers") {
+    t.timers.watermark = decodeJson(s.watermark) as number;
+    for (const [ts, keys] of s.eventTime) for (const k of keys) t.timers.eventTime.put(decodeTs(ts), decodeJson(k) as StateKey, true);
+    for (const [ts, keys] of s.processingTime) {
+      for (const k of keys) t.timers.processingTime.put(decodeTs(ts), decodeJson(k) as StateKey, true);
+    }
+  } else if ((s.kind === "value" || s.kind === "map" || s.kind === "list") && t.kind === s.kind) {
+    for (const e of s.entries as Json[][]) {
+      t.table.load(decodeJson(e[0]) as StateKey, decodeJson(e[1]), e.length > 2 ? (e[2] as number) : undefined);
+    }
+  } else {
+    throw new Error(`cannot restore a ${s.kind} table into a ${t.kind} table`);
+  }
+}

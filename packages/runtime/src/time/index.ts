@@ -1,0 +1,2 @@
+export * from "./barriers.js";
+export * from "./watermarks.js";

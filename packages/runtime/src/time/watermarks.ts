@@ -1,0 +1,194 @@
+import type { IdleMessage, WatermarkMessage } from "../changelog.js";
+import { Message } from "../changelog.js";
+
+/** What a watermark component tells downstream: a new watermark, or that it has gone idle. */
+export type WatermarkEvent = WatermarkMessage | IdleMessage;
+
+/** The watermark before any has been seen (Flink's `Long.MIN_VALUE`). */
+export const NO_WATERMARK = Number.NEGATIVE_INFINITY;
+
+/** A processing-time clock in epoch milliseconds; injectable for tests. */
+export type Clock = () => number;
+
+export interface WatermarkTrackerOptions {
+  /** Processing-time ms without data after which a split is idle; 0 or absent: never idle. */
+  readonly idleTimeoutMs?: number;
+  readonly clock?: Clock;
+}
+
+interface SplitState {
+  watermark: number;
+  lastActivity: number;
+  idle: boolean;
+}
+
+/**
+ * A source's watermark over its splits (partitions). The caller evaluates the table's
+ * `WATERMARK FOR` expression per row and passes the result as the split's watermark candidate;
+ * the tracker keeps each split's maximum and combines them:
+ *
+ * - the combined watermark is the minimum over the active splits;
+ * - a split without data for `idleTimeoutMs` of processing time is idle and holds nothing back;
+ *   it is active again from its next row;
+ * - when every split is idle the tracker reports `idle` (once);
+ * - emitted watermarks strictly increase: a watermark is reported only when it advances, so a
+ *   split that comes back from idleness behind the others never moves the watermark backwards.
+ *   Coming back from an all-idle state re-announces the current watermark (even if unchanged) so
+ *   downstream counts this input as active again.
+ */
+export class WatermarkTracker {
+  private readonly splits = new Map<string | number, SplitState>();
+  private readonly idleTimeoutMs: number;
+  private readonly clock: Clock;
+  private emitted = NO_WATERMARK;
+  private idleReported = false;
+
+  constructor(options: WatermarkTrackerOptions = {}) {
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 0;
+    this.clock = options.clock ?? Date.now;
+  }
+
+  /** The last watermark reported (`-Infinity` before the first). */
+  get currentWatermark(): number {
+    return this.emitted;
+  }
+
+  /** Registers a split before its first row: until it gets data or goes idle it holds the watermark. */
+  addSplit(split: string | number): void {
+    if (!this.splits.has(split)) {
+      this.splits.set(split, { watermark: NO_WATERMARK, lastActivity: this.clock(), idle: false });
+    }
+  }
+
+  /** A split that has finished no longer holds the watermark back. */
+  removeSplit(split: string | number): void {
+    this.splits.delete(split);
+  }
+
+  /** Records a row (or rows) of `split` and its watermark candidate. */
+  onRecord(split: string | number, candidate: number): void {
+    const s = this.splits.get(split);
+    if (s === undefined) {
+      this.splits.set(split, { watermark: candidate, lastActivity: this.clock(), idle: false });
+      return;
+    }
+    if (candidate > s.watermark) s.watermark = candidate;
+    s.lastActivity = this.clock();
+    s.idle = false;
+  }
+
+  /**
+   * Re-evaluates idleness against the clock and returns what to emit, or `null` when nothing
+   * changed. Called periodically (Flink's auto-watermark interval) and after batches.
+   */
+  poll(): WatermarkEvent | null {
+    const now = this.clock();
+    let min = Number.POSITIVE_INFINITY;
+    let active = 0;
+    for (const s of this.splits.values()) {
+      if (!s.idle && this.idleTimeoutMs > 0 && now - s.lastActivity >= this.idleTimeoutMs) s.idle = true;
+      if (s.idle) continue;
+      active++;
+      if (s.watermark < min) min = s.watermark;
+    }
+    if (active === 0) {
+      if (this.splits.size === 0 || this.idleReported) return null;
+      this.idleReported = true;
+      return Message.idle();
+    }
+    if (min > this.emitted) {
+      this.emitted = min;
+      this.idleReported = false;
+      return Message.watermark(min);
+    }
+    if (this.idleReported) {
+      this.idleReported = false;
+      return Message.watermark(this.emitted);
+    }
+    return null;
+  }
+
+  /** Per-split watermarks and idleness, for a checkpoint (processing-time activity is not kept). */
+  snapshot(): { emitted: number; splits: [string | number, number][] } {
+    return { emitted: this.emitted, splits: [...this.splits].map(([id, s]) => [id, s.watermark]) };
+  }
+
+  restore(snapshot: { emitted: number; splits: [string | number, number][] }): void {
+    this.splits.clear();
+    const now = this.clock();
+    for (const [id, wm] of snapshot.splits) this.splits.set(id, { watermark: wm, lastActivity: now, idle: false });
+    this.emitted = snapshot.emitted;
+    this.idleReported = false;
+  }
+}
+
+/**
+ * The watermark of an operator with several inputs: the minimum over the inputs that are not
+ * idle; an input that ended counts as +∞. Only advances are reported; when every input is idle
+ * the merger reports `idle` once, and the first watermark after that is reported even when it does
+ * not advance (so downstream learns the operator is active again).
+ */
+export class InputWatermarkMerger {
+  private readonly watermarks: number[];
+  private readonly idle: boolean[];
+  private emitted = NO_WATERMARK;
+  private idleReported = false;
+
+  constructor(readonly inputCount: number) {
+    if (inputCount < 1) throw new Error("InputWatermarkMerger needs at least one input");
+    this.watermarks = new Array(inputCount).fill(NO_WATERMARK);
+    this.idle = new Array(inputCount).fill(false);
+  }
+
+  get currentWatermark(): number {
+    return this.emitted;
+  }
+
+  /** A watermark on `input`; it also marks the input active. A lower watermark than before is ignored. */
+  onWatermark(input: number, timestamp: number): WatermarkEvent | null {
+    if (timestamp > this.watermarks[input]) this.watermarks[input] = timestamp;
+    this.idle[input] = false;
+    return this.update();
+  }
+
+  onIdle(input: number): WatermarkEvent | null {
+    this.idle[input] = true;
+    return this.update();
+  }
+
+  /** Data on an idle input makes it active again (it then holds the watermark at its last value). */
+  onData(input: number): WatermarkEvent | null {
+    if (!this.idle[input]) return null;
+    this.idle[input] = false;
+    return this.update();
+  }
+
+  onEnd(input: number): WatermarkEvent | null {
+    return this.onWatermark(input, Number.POSITIVE_INFINITY);
+  }
+
+  private update(): WatermarkEvent | null {
+    let min = Number.POSITIVE_INFINITY;
+    let active = 0;
+    for (let i = 0; i < this.inputCount; i++) {
+      if (this.idle[i]) continue;
+      active++;
+      if (this.watermarks[i] < min) min = this.watermarks[i];
+    }
+    if (active === 0) {
+      if (this.idleReported) return null;
+      this.idleReported = true;
+      return Message.idle();
+    }
+    if (min > this.emitted) {
+      this.emitted = min;
+      this.idleReported = false;
+      return Message.watermark(min);
+    }
+    if (this.idleReported) {
+      this.idleReported = false;
+      return Message.watermark(this.emitted);
+    }
+    return null;
+  }
+}

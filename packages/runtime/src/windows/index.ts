@@ -1,0 +1,2 @@
+export * from "./session.js";
+export * from "./slices.js";

@@ -1,0 +1,126 @@
+-- ------------------------------------------------------------------------------------------------
+-- Nexmark Query 14: Calculation (not in the original suite)
+-- ------------------------------------------------------------------------------------------------
+-- Converts the bid price and classifies the bid time, keeping bids in a price range.
+-- Illustrates duplicate expressions. The original counts the 'c' characters in `extra`
+-- with a Java UDF (count_char); this version computes the same number with built-ins.
+--
+-- Flink form of the nexmark-flink project (github.com/nexmark/nexmark), made
+-- self-contained: the generator table and the person/auction/bid views are inlined,
+-- with small defaults in place of the ${...} placeholders.
+--
+-- Run: weir run sql/nexmark/q14.sql
+-- ------------------------------------------------------------------------------------------------
+
+-- The Nexmark event generator: one table whose rows are person, auction or bid events.
+CREATE TABLE datagen (
+    event_type INT,
+    person ROW<
+        id  BIGINT,
+        name  VARCHAR,
+        emailAddress  VARCHAR,
+        creditCard  VARCHAR,
+        city  VARCHAR,
+        state  VARCHAR,
+        `dateTime` TIMESTAMP(3),
+        extra  VARCHAR>,
+    auction ROW<
+        id  BIGINT,
+        itemName  VARCHAR,
+        description  VARCHAR,
+        initialBid  BIGINT,
+        reserve  BIGINT,
+        `dateTime`  TIMESTAMP(3),
+        expires  TIMESTAMP(3),
+        seller  BIGINT,
+        category  BIGINT,
+        extra  VARCHAR>,
+    bid ROW<
+        auction  BIGINT,
+        bidder  BIGINT,
+        price  BIGINT,
+        channel  VARCHAR,
+        url  VARCHAR,
+        `dateTime`  TIMESTAMP(3),
+        extra  VARCHAR>,
+    `dateTime` AS
+        CASE
+            WHEN event_type = 0 THEN person.`dateTime`
+            WHEN event_type = 1 THEN auction.`dateTime`
+            ELSE bid.`dateTime`
+        END,
+    WATERMARK FOR `dateTime` AS `dateTime` - INTERVAL '4' SECOND
+) WITH (
+    'connector' = 'nexmark',
+    'first-event.rate' = '10000000',
+    'next-event.rate' = '10000000',
+    'events.num' = '100000',
+    'person.proportion' = '1',
+    'auction.proportion' = '3',
+    'bid.proportion' = '46'
+);
+
+CREATE VIEW person AS
+SELECT
+    person.id,
+    person.name,
+    person.emailAddress,
+    person.creditCard,
+    person.city,
+    person.state,
+    `dateTime`,
+    person.extra
+FROM datagen WHERE event_type = 0;
+
+CREATE VIEW auction AS
+SELECT
+    auction.id,
+    auction.itemName,
+    auction.description,
+    auction.initialBid,
+    auction.reserve,
+    `dateTime`,
+    auction.expires,
+    auction.seller,
+    auction.category,
+    auction.extra
+FROM datagen WHERE event_type = 1;
+
+CREATE VIEW bid AS
+SELECT
+    bid.auction,
+    bid.bidder,
+    bid.price,
+    bid.channel,
+    bid.url,
+    `dateTime`,
+    bid.extra
+FROM datagen WHERE event_type = 2;
+
+CREATE TABLE nexmark_q14 (
+    auction BIGINT,
+    bidder BIGINT,
+    price  DECIMAL(23, 3),
+    bidTimeType VARCHAR,
+    dateTime TIMESTAMP(3),
+    extra VARCHAR,
+    c_counts BIGINT
+) WITH (
+  'connector' = 'blackhole'
+);
+
+INSERT INTO nexmark_q14
+SELECT
+    auction,
+    bidder,
+    0.908 * price as price,
+    CASE
+        WHEN HOUR(dateTime) >= 8 AND HOUR(dateTime) <= 18 THEN 'dayTime'
+        WHEN HOUR(dateTime) <= 6 OR HOUR(dateTime) >= 20 THEN 'nightTime'
+        ELSE 'otherTime'
+    END AS bidTimeType,
+    dateTime,
+    extra,
+    CAST(CHAR_LENGTH(extra) - CHAR_LENGTH(REPLACE(extra, 'c', '')) AS BIGINT) AS c_counts
+FROM bid
+WHERE 0.908 * price > 1000000 AND 0.908 * price < 50000000;

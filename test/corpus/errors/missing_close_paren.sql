@@ -1,0 +1,2 @@
+-- expect: 2:16 )
+SELECT COUNT(* FROM t;

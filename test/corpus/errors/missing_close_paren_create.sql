@@ -1,0 +1,5 @@
+-- expect: 5:1 )
+CREATE TABLE t (
+  a INT,
+  b STRING
+WITH ('connector' = 'blackhole');

@@ -1,0 +1,2 @@
+-- expect: 2:15 WHERE
+SELECT a FROM WHERE a > 1;

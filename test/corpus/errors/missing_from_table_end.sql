@@ -1,0 +1,2 @@
+-- expect: 2:17 ;
+SELECT a, b FROM;

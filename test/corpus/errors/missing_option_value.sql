@@ -1,0 +1,2 @@
+-- expect: 2:44 )
+CREATE TABLE t (a INT) WITH ('connector' = );

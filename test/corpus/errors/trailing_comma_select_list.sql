@@ -1,0 +1,2 @@
+-- expect: 2:14 FROM
+SELECT a, b, FROM t;

@@ -1,0 +1,3 @@
+-- expect: 2:10 unterminated comment
+SELECT 1 /* this comment never ends
+;

@@ -1,0 +1,2 @@
+-- expect: 2:8 unterminated
+SELECT `order FROM t;
