@@ -1,5 +1,5 @@
-export { parseCommandLine, UsageError } from "./args.js";
 export type { CommandLine } from "./args.js";
-export { processOutput } from "./output.js";
+export { parseCommandLine, UsageError } from "./args.js";
 export type { Output } from "./output.js";
+export { processOutput } from "./output.js";
 export { USAGE, weir } from "./weir.js";

@@ -205,7 +205,12 @@ function decodeUnicode(
     if (digits.length !== want || ![...digits].every(isHex) || cp > 0x10ffff) {
       // Source offsets are approximate only when the body contained doubled quotes before here.
       const at = bodyOffset + k;
-      report("invalid-unicode-escape", `invalid Unicode escape: expected \\ and ${want} hex digits`, at, at + 1);
+      report(
+        "invalid-unicode-escape",
+        `invalid Unicode escape: expected \\ and ${want} hex digits`,
+        at,
+        at + 1,
+      );
       out += c;
       continue;
     }

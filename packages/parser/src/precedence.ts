@@ -65,7 +65,34 @@ export function exprPrec(e: Expr): number {
     case "IntervalLiteral":
       // `INTERVAL '1' DAY` followed by `.x` or `[i]` would be ambiguous; treat as unary-level.
       return Prec.UNARY;
-    default:
+    case "NumberLiteral":
+    case "StringLiteral":
+    case "BinaryLiteral":
+    case "BooleanLiteral":
+    case "NullLiteral":
+    case "TypedLiteral":
+    case "ColumnRef":
+    case "ExistsExpr":
+    case "SubqueryExpr":
+    case "CaseExpr":
+    case "CastExpr":
+    case "FunctionCall":
+    case "ExtractExpr":
+    case "FloorCeilExpr":
+    case "TrimExpr":
+    case "SubstringExpr":
+    case "PositionExpr":
+    case "OverlayExpr":
+    case "TimestampArithExpr":
+    case "ArrayConstructor":
+    case "MapConstructor":
+    case "RowConstructor":
+    case "SubscriptExpr":
+    case "FieldAccessExpr":
       return Prec.POSTFIX;
+    default: {
+      const _exhaustive: never = e;
+      return _exhaustive;
+    }
   }
 }

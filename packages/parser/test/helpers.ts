@@ -25,7 +25,10 @@ export function parseExpr(sql: string): Expr {
 export function expectRoundTrip(stmt: Statement): void {
   const text = print(stmt);
   const again = parse(text);
-  expect(again.diagnostics.map((d) => d.message), text).toEqual([]);
+  expect(
+    again.diagnostics.map((d) => d.message),
+    text,
+  ).toEqual([]);
   expect(again.statements).toHaveLength(1);
   expect(stripSpans(again.statements[0]), text).toEqual(stripSpans(stmt));
 }

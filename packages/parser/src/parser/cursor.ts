@@ -15,6 +15,21 @@ const MAX_PEEKS_WITHOUT_PROGRESS = 10_000;
 /** Maximum nesting of expressions and queries; deeper input is reported, not overflowed. */
 const MAX_DEPTH = 400;
 
+/**
+ * The one place an `Identifier` is built from a token: a backquoted name keeps its unescaped value,
+ * a word keeps its source spelling. The caller has checked that `t` is a word or quoted identifier.
+ */
+export function identifierOf(t: Token): Identifier {
+  return t.kind === "quotedIdent"
+    ? { kind: "Identifier", value: t.value, quoted: true, span: t.span }
+    : { kind: "Identifier", value: t.text, quoted: false, span: t.span };
+}
+
+/** A one-part qualified name from a word token (function names such as `FLOOR`). */
+export function nameOf(t: Token): QualifiedName {
+  return { kind: "QualifiedName", parts: [identifierOf(t)], span: t.span };
+}
+
 /** Quoted, shortened text of a token for "but found ..." messages. */
 export function describeToken(t: Token): string {
   if (t.kind === "eof") return "end of input";
@@ -178,8 +193,12 @@ export class Cursor {
   /** Throws `expected <what> but found <current token>`. */
   fail(what: string, hint?: string, at: Token = this.peek()): never {
     const suggestion = suggestKeyword(at);
-    const h = hint ?? (suggestion !== undefined && what.includes(suggestion) ? `did you mean ${suggestion}?` : undefined);
-    throw new ParseError(errorDiagnostic("syntax", `expected ${what} but found ${describeToken(at)}`, at.span, h));
+    const h =
+      hint ??
+      (suggestion !== undefined && what.includes(suggestion) ? `did you mean ${suggestion}?` : undefined);
+    throw new ParseError(
+      errorDiagnostic("syntax", `expected ${what} but found ${describeToken(at)}`, at.span, h),
+    );
   }
 
   /** Throws an error with a custom message at a span. */
@@ -222,14 +241,14 @@ export class Cursor {
     const t = this.peek();
     if (t.kind === "quotedIdent") {
       this.next();
-      return { kind: "Identifier", value: t.value, quoted: true, span: t.span };
+      return identifierOf(t);
     }
     if (t.kind === "word") {
       if (RESERVED.has(t.value)) {
         this.fail(what, `'${t.text}' is a reserved word; write \`${t.text}\` to use it as a name`);
       }
       this.next();
-      return { kind: "Identifier", value: t.text, quoted: false, span: t.span };
+      return identifierOf(t);
     }
     return this.fail(what);
   }

@@ -1,4 +1,5 @@
 import type { Identifier, OptionPair, StringValue } from "../ast/common.js";
+import type { Query } from "../ast/query.js";
 import type {
   ColumnDef,
   CreateMaterializedView,
@@ -11,7 +12,6 @@ import type {
   PrimaryKey,
   WatermarkDef,
 } from "../ast/statements.js";
-import type { Query } from "../ast/query.js";
 import type { Token } from "../tokens.js";
 import type { Cursor } from "./cursor.js";
 import { parseExpr } from "./expressions.js";
@@ -25,7 +25,9 @@ export function parseCreate(c: Cursor, first: Token): CreateTable | CreateView |
   if (c.acceptWord("TABLE")) return parseCreateTable(c, first, temporary);
   if (c.acceptWord("VIEW")) return parseCreateView(c, first, temporary);
   if (!temporary && c.acceptWords("MATERIALIZED", "VIEW")) return parseCreateMaterializedView(c, first);
-  return c.fail(temporary ? "TABLE or VIEW after CREATE TEMPORARY" : "TABLE, VIEW or MATERIALIZED VIEW after CREATE");
+  return c.fail(
+    temporary ? "TABLE or VIEW after CREATE TEMPORARY" : "TABLE, VIEW or MATERIALIZED VIEW after CREATE",
+  );
 }
 
 function ifNotExists(c: Cursor): boolean {
@@ -46,7 +48,8 @@ function parseCreateTable(c: Cursor, first: Token, temporary: boolean): CreateTa
   let watermark: WatermarkDef | undefined;
   let primaryKey: PrimaryKey | undefined;
   const setPrimaryKey = (pk: PrimaryKey): void => {
-    if (primaryKey !== undefined) c.report("duplicate-primary-key", "a table has at most one PRIMARY KEY", pk.span);
+    if (primaryKey !== undefined)
+      c.report("duplicate-primary-key", "a table has at most one PRIMARY KEY", pk.span);
     else primaryKey = pk;
   };
   if (c.acceptOp("(")) {
@@ -59,7 +62,8 @@ function parseCreateTable(c: Cursor, first: Token, temporary: boolean): CreateTa
         c.expectWord("AS");
         const expr = parseExpr(c);
         const wm: WatermarkDef = { kind: "WatermarkDef", column, expr, span: c.spanFrom(start) };
-        if (watermark !== undefined) c.report("duplicate-watermark", "a table has at most one WATERMARK", wm.span);
+        if (watermark !== undefined)
+          c.report("duplicate-watermark", "a table has at most one WATERMARK", wm.span);
         else watermark = wm;
       } else if (c.isWord("PRIMARY") || (c.isWord("CONSTRAINT") && c.isIdentifier(1))) {
         setPrimaryKey(parsePrimaryKey(c, undefined));
@@ -115,7 +119,12 @@ function parsePrimaryKey(c: Cursor, column: Identifier | undefined): PrimaryKey 
   if (!c.acceptWords("NOT", "ENFORCED")) {
     const at = c.peek();
     if (c.acceptWord("ENFORCED")) {
-      c.report("primary-key-enforced", "ENFORCED primary keys are not supported", at.span, "write NOT ENFORCED");
+      c.report(
+        "primary-key-enforced",
+        "ENFORCED primary keys are not supported",
+        at.span,
+        "write NOT ENFORCED",
+      );
     } else {
       c.report(
         "primary-key-not-enforced",
@@ -141,7 +150,13 @@ function parseColumn(c: Cursor): { def: ColumnDef; primaryKey?: PrimaryKey } {
     const expr = parseExpr(c);
     const comment = optionalComment(c);
     return {
-      def: { kind: "ComputedColumn", name, expr, ...(comment !== undefined && { comment }), span: c.spanFrom(first) },
+      def: {
+        kind: "ComputedColumn",
+        name,
+        expr,
+        ...(comment !== undefined && { comment }),
+        span: c.spanFrom(first),
+      },
     };
   }
   const type = parseDataTypeNode(c);

@@ -47,6 +47,7 @@ export function parseStatementSet(c: Cursor, first: Token): StatementSet {
     c.expectOp(";");
   }
   const end = c.expectWord("END");
-  if (inserts.length === 0) c.report("empty-statement-set", "a STATEMENT SET needs at least one INSERT", end.span);
+  if (inserts.length === 0)
+    c.report("empty-statement-set", "a STATEMENT SET needs at least one INSERT", end.span);
   return { kind: "StatementSet", inserts, span: c.spanFrom(first) };
 }

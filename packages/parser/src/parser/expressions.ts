@@ -12,7 +12,7 @@ import type {
 import type { OrderItem } from "../ast/query.js";
 import { binaryPrec, Prec } from "../precedence.js";
 import { RESERVED, type Token } from "../tokens.js";
-import type { Cursor } from "./cursor.js";
+import { type Cursor, nameOf } from "./cursor.js";
 import { parseQuery, startsQuery } from "./query.js";
 import { parseSpecialFunction } from "./special-functions.js";
 import { isIntervalUnit, parseDataTypeNode, parseIntervalQualifier } from "./types.js";
@@ -111,15 +111,20 @@ function parsePredicate(c: Cursor, operand: Expr, first: Token): Expr {
     return { kind: "BetweenExpr", operand, low, high, negated, symmetric, span: c.spanFrom(first) };
   }
   if (c.isWord("LIKE") || c.isWord("SIMILAR")) {
-    const op = c.acceptWord("LIKE") ? "LIKE" : (c.next(), c.expectWord("TO"), "SIMILAR TO");
+    let op: "LIKE" | "SIMILAR TO" = "LIKE";
+    if (!c.acceptWord("LIKE")) {
+      c.expectWord("SIMILAR");
+      c.expectWord("TO");
+      op = "SIMILAR TO";
+    }
     const pattern = parseExpr(c, Prec.ADDITIVE);
-    const escape = c.acceptWord("ESCAPE") ? parseExpr(c, Prec.ADDITIVE) : undefined;
+    const escapeExpr = c.acceptWord("ESCAPE") ? parseExpr(c, Prec.ADDITIVE) : undefined;
     return {
       kind: "LikeExpr",
       op,
       operand,
       pattern,
-      ...(escape !== undefined && { escape }),
+      ...(escapeExpr !== undefined && { escape: escapeExpr }),
       negated,
       span: c.spanFrom(first),
     };
@@ -163,9 +168,9 @@ function parsePostfix(c: Cursor, target: Expr, first: Token): Expr {
       const index = parseExpr(c);
       c.expectOp("]");
       target = { kind: "SubscriptExpr", target, index, span: c.spanFrom(first) };
-    } else if (c.isOp(".") && isNameToken(c.peek(1))) {
+    } else if (c.isOp(".") && c.isIdentifier(1)) {
       c.next();
-      const field = nameAfterDot(c);
+      const field = c.identifier("a field name");
       target =
         target.kind === "ColumnRef"
           ? { kind: "ColumnRef", names: [...target.names, field], span: c.spanFrom(first) }
@@ -174,16 +179,6 @@ function parsePostfix(c: Cursor, target: Expr, first: Token): Expr {
       return target;
     }
   }
-}
-
-function isNameToken(t: Token): boolean {
-  return t.kind === "word" || t.kind === "quotedIdent";
-}
-
-/** After a dot any word is a name (`t.value`, `r.from`): the dot already rules out a keyword. */
-function nameAfterDot(c: Cursor): Identifier {
-  const t = c.next();
-  return { kind: "Identifier", value: t.kind === "word" ? t.text : t.value, quoted: t.kind === "quotedIdent", span: t.span };
 }
 
 function parsePrimary(c: Cursor): Expr {
@@ -287,20 +282,15 @@ function parseWordExpr(c: Cursor, t: Token): Expr {
   }
   if (NILADIC.has(t.value) && !(next.kind === "op" && next.value === "(")) {
     c.next();
-    const name = qualifiedFromToken(t);
+    const name = nameOf(t);
     return niladicCall(name, t);
   }
   if (RESERVED_FUNCTION_NAMES.has(t.value) && next.kind === "op" && next.value === "(") {
     c.next();
-    return parseFunctionCall(c, qualifiedFromToken(t), t);
+    return parseFunctionCall(c, nameOf(t), t);
   }
   if (RESERVED.has(t.value)) return c.fail("an expression");
   return parseNameOrCall(c);
-}
-
-function qualifiedFromToken(t: Token): QualifiedName {
-  const id: Identifier = { kind: "Identifier", value: t.text, quoted: false, span: t.span };
-  return { kind: "QualifiedName", parts: [id], span: t.span };
 }
 
 function niladicCall(name: QualifiedName, t: Token): FunctionCall {
@@ -320,13 +310,9 @@ function niladicCall(name: QualifiedName, t: Token): FunctionCall {
 function parseNameOrCall(c: Cursor): Expr {
   const first = c.peek();
   const names: Identifier[] = [c.identifier("an expression")];
-  while (c.isOp(".") && isNameToken(c.peek(1)) && !c.isOp("(", 2)) {
+  while (c.isOp(".") && c.isIdentifier(1)) {
     c.next();
-    names.push(nameAfterDot(c));
-  }
-  if (c.isOp(".") && isNameToken(c.peek(1)) && c.isOp("(", 2)) {
-    c.next();
-    names.push(nameAfterDot(c));
+    names.push(c.identifier("a name"));
   }
   if (c.isOp("(")) {
     const name: QualifiedName = { kind: "QualifiedName", parts: names, span: c.spanFrom(first) };
@@ -433,7 +419,9 @@ function parseIntervalLiteral(c: Cursor): Expr {
   const v = c.peek();
   if (v.kind !== "string") {
     const hint =
-      v.kind === "number" ? `interval values are strings: INTERVAL '${v.text}' ${c.peek(1).text || "SECOND"}` : undefined;
+      v.kind === "number"
+        ? `interval values are strings: INTERVAL '${v.text}' ${c.peek(1).text || "SECOND"}`
+        : undefined;
     return c.fail("an interval string such as '1'", hint);
   }
   c.next();
@@ -540,13 +528,17 @@ function parseFrame(c: Cursor): WindowFrame {
 function parseFrameBound(c: Cursor): FrameBound {
   const first = c.peek();
   if (c.acceptWord("UNBOUNDED")) {
-    if (c.acceptWord("PRECEDING")) return { kind: "FrameBound", bound: "UNBOUNDED PRECEDING", span: c.spanFrom(first) };
+    if (c.acceptWord("PRECEDING"))
+      return { kind: "FrameBound", bound: "UNBOUNDED PRECEDING", span: c.spanFrom(first) };
     c.expectWord("FOLLOWING");
     return { kind: "FrameBound", bound: "UNBOUNDED FOLLOWING", span: c.spanFrom(first) };
   }
-  if (c.acceptWords("CURRENT", "ROW")) return { kind: "FrameBound", bound: "CURRENT ROW", span: c.spanFrom(first) };
+  if (c.acceptWords("CURRENT", "ROW"))
+    return { kind: "FrameBound", bound: "CURRENT ROW", span: c.spanFrom(first) };
   const offset = parseExpr(c, Prec.ADDITIVE);
-  if (c.acceptWord("PRECEDING")) return { kind: "FrameBound", bound: "PRECEDING", offset, span: c.spanFrom(first) };
-  if (c.acceptWord("FOLLOWING")) return { kind: "FrameBound", bound: "FOLLOWING", offset, span: c.spanFrom(first) };
+  if (c.acceptWord("PRECEDING"))
+    return { kind: "FrameBound", bound: "PRECEDING", offset, span: c.spanFrom(first) };
+  if (c.acceptWord("FOLLOWING"))
+    return { kind: "FrameBound", bound: "FOLLOWING", offset, span: c.spanFrom(first) };
   return c.fail("PRECEDING or FOLLOWING");
 }

@@ -1,13 +1,15 @@
 import type { OptionPair } from "../ast/common.js";
 import type { Hint } from "../ast/query.js";
-import type { Cursor } from "./cursor.js";
+import { type Cursor, identifierOf } from "./cursor.js";
 
 /** `'key' = 'value'`; both sides must be string literals, as in Flink. */
 export function parseOptionPair(c: Cursor): OptionPair {
   const first = c.peek();
   const key = c.stringValue(
     "an option key string",
-    first.kind === "word" || first.kind === "quotedIdent" ? `option keys are quoted: '${first.value.toLowerCase()}'` : undefined,
+    first.kind === "word" || first.kind === "quotedIdent"
+      ? `option keys are quoted: '${first.value.toLowerCase()}'`
+      : undefined,
   );
   c.expectOp("=");
   const v = c.peek();
@@ -47,7 +49,7 @@ function parseHint(c: Cursor): Hint {
   const first = c.peek();
   if (first.kind !== "word" && first.kind !== "quotedIdent") return c.fail("a hint name such as OPTIONS");
   c.next();
-  const name = { kind: "Identifier" as const, value: first.kind === "word" ? first.text : first.value, quoted: first.kind === "quotedIdent", span: first.span };
+  const name = identifierOf(first);
   const options: OptionPair[] = [];
   const args = [];
   if (c.acceptOp("(")) {

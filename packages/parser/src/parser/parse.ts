@@ -27,6 +27,20 @@ export interface ParseNodeResult<T> {
  * BEGIN ... END) and goes on, so one run reports every broken statement.
  */
 export function parse(sql: string): ParseResult {
+  try {
+    return parseScript(sql);
+  } catch (e) {
+    // Unreachable unless the parser has a bug; `parse` still must not throw.
+    const at = { offset: 0, end: 0, line: 1, column: 1 };
+    const message = e instanceof Error ? e.message : String(e);
+    return {
+      statements: [],
+      diagnostics: [errorDiagnostic("internal", `internal parser error: ${message}`, at)],
+    };
+  }
+}
+
+function parseScript(sql: string): ParseResult {
   const { tokens, diagnostics: lexical } = lex(sql);
   const c = new Cursor(tokens);
   const statements: Statement[] = [];
@@ -90,7 +104,8 @@ function toDiagnostic(e: unknown, at: Token): Diagnostic {
  * token `errorAt`: just after the first `;` at or after `errorAt` whose nesting depth, counted from
  * the statement start, is 0. Parentheses nest; so does a STATEMENT SET's BEGIN ... END (with CASE
  * ... END inside it counted separately). When unbalanced input leaves no such `;`, the first `;`
- * after `errorAt` is used. The result is always greater than `start` so the caller makes progress.
+ * after `errorAt` is used, else the end of input. The result is always greater than `start` (the
+ * statement has at least one non-eof token), so the caller makes progress.
  */
 export function resyncPoint(tokens: readonly Token[], start: number, errorAt: number): number {
   const isWord = (t: Token, w: string): boolean => t.kind === "word" && t.value === w;
@@ -117,6 +132,8 @@ export function resyncPoint(tokens: readonly Token[], start: number, errorAt: nu
       else inSet = false;
     }
   }
+  // Balanced to the end: the broken statement is the last one.
+  if (parens === 0 && !inSet) return tokens.length - 1;
   if (firstSemicolon >= 0) return firstSemicolon + 1;
-  return Math.max(tokens.length - 1, start + 1);
+  return tokens.length - 1;
 }

@@ -134,7 +134,12 @@ function parseValues(c: Cursor): Values {
     if (!c.isWord("ROW") && !c.isOp("(")) {
       // `VALUES 1, 2`: each bare expression is a one-column row.
       const value = parseExpr(c);
-      rows.push({ kind: "RowConstructor" as const, fields: [value], explicit: false, span: c.spanFrom(start) });
+      rows.push({
+        kind: "RowConstructor" as const,
+        fields: [value],
+        explicit: false,
+        span: c.spanFrom(start),
+      });
       continue;
     }
     const explicit = c.acceptWord("ROW") !== undefined;

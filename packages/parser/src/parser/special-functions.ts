@@ -1,7 +1,7 @@
 import type { QualifiedName } from "../ast/common.js";
 import type { Expr } from "../ast/expressions.js";
 import { Prec } from "../precedence.js";
-import type { Cursor } from "./cursor.js";
+import { type Cursor, nameOf } from "./cursor.js";
 import { parseExpr, parseExprList } from "./expressions.js";
 import { parseTimeUnit } from "./types.js";
 
@@ -13,11 +13,7 @@ import { parseTimeUnit } from "./types.js";
  */
 export function parseSpecialFunction(c: Cursor): Expr | undefined {
   const first = c.peek();
-  const name: QualifiedName = {
-    kind: "QualifiedName",
-    parts: [{ kind: "Identifier", value: first.text, quoted: false, span: first.span }],
-    span: first.span,
-  };
+  const name = nameOf(first);
   switch (first.value) {
     case "EXTRACT": {
       c.next();
@@ -154,4 +150,3 @@ function plainCall(name: QualifiedName, args: Expr[], span: Expr["span"]): Expr 
     span,
   };
 }
-

@@ -1,3 +1,4 @@
+import type { Expr } from "../ast/expressions.js";
 import type {
   DescriptorArg,
   JoinType,
@@ -6,8 +7,7 @@ import type {
   TableFunctionCall,
   TableRef,
 } from "../ast/query.js";
-import type { Expr } from "../ast/expressions.js";
-import type { Cursor } from "./cursor.js";
+import { type Cursor, identifierOf } from "./cursor.js";
 import { parseExpr, parseExprList } from "./expressions.js";
 import { parseHints } from "./options.js";
 import { parseQuery, parseTableAlias, startsQueryAfterParens } from "./query.js";
@@ -69,14 +69,26 @@ function parseTablePrimary(c: Cursor): TableRef {
       const call = parseTableFunctionCall(c);
       c.expectOp(")");
       const alias = parseTableAlias(c);
-      return { kind: "TableFunctionRef", lateral, call, ...(alias !== undefined && { alias }), span: c.spanFrom(first) };
+      return {
+        kind: "TableFunctionRef",
+        lateral,
+        call,
+        ...(alias !== undefined && { alias }),
+        span: c.spanFrom(first),
+      };
     }
     if (c.isOp("(") && startsQueryAfterParens(c, 1)) {
       c.next();
       const query = parseQuery(c);
       c.expectOp(")");
       const alias = parseTableAlias(c);
-      return { kind: "DerivedTable", lateral, query, ...(alias !== undefined && { alias }), span: c.spanFrom(first) };
+      return {
+        kind: "DerivedTable",
+        lateral,
+        query,
+        ...(alias !== undefined && { alias }),
+        span: c.spanFrom(first),
+      };
     }
     if (lateral) return c.fail("TABLE(...) or a parenthesised query after LATERAL");
     if (c.isWord("UNNEST")) {
@@ -86,7 +98,13 @@ function parseTablePrimary(c: Cursor): TableRef {
       c.expectOp(")");
       const withOrdinality = c.acceptWords("WITH", "ORDINALITY");
       const alias = parseTableAlias(c);
-      return { kind: "UnnestRef", args, withOrdinality, ...(alias !== undefined && { alias }), span: c.spanFrom(first) };
+      return {
+        kind: "UnnestRef",
+        args,
+        withOrdinality,
+        ...(alias !== undefined && { alias }),
+        span: c.spanFrom(first),
+      };
     }
     if (c.acceptOp("(")) {
       const inner = parseFromItem(c);
@@ -133,12 +151,7 @@ function parseTableFunctionArg(c: Cursor): TableFunctionArg {
   if ((first.kind === "word" || first.kind === "quotedIdent") && c.isOp("=>", 1)) {
     c.next();
     c.next();
-    name = {
-      kind: "Identifier",
-      value: first.kind === "word" ? first.text : first.value,
-      quoted: first.kind === "quotedIdent",
-      span: first.span,
-    };
+    name = identifierOf(first);
   }
   const value = parseTableArgValue(c);
   return { kind: "TableFunctionArg", ...(name !== undefined && { name }), value, span: c.spanFrom(first) };

@@ -198,7 +198,8 @@ function parseBaseType(c: Cursor): DataTypeNode {
     }
     case "ROW": {
       c.next();
-      const close = c.acceptOp("(") ? ")" : (angle(c, true), ">");
+      const close = c.acceptOp("(") ? ")" : ">";
+      if (close === ">") angle(c, true);
       const fields: RowTypeField[] = [];
       if (!(close === ">" ? c.isOp(">") : c.isOp(")"))) {
         do fields.push(parseRowField(c));
@@ -238,7 +239,10 @@ function parseScalarType(c: Cursor): ScalarType {
   const first = c.peek();
   const name = SCALAR_SYNONYMS.get(first.value);
   if (first.kind !== "word" || name === undefined) {
-    return c.fail("a data type", "types are BOOLEAN, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), TIMESTAMP(p), ...");
+    return c.fail(
+      "a data type",
+      "types are BOOLEAN, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), TIMESTAMP(p), ...",
+    );
   }
   c.next();
   if (name === "DOUBLE") c.acceptWord("PRECISION");

@@ -54,8 +54,8 @@ export function printExpr(e: Expr): string {
     case "BetweenExpr":
       return `${wrap(e.operand, Prec.COMPARISON)} ${e.negated ? "NOT " : ""}BETWEEN ${e.symmetric ? "SYMMETRIC " : ""}${wrap(e.low, Prec.ADDITIVE)} AND ${wrap(e.high, Prec.ADDITIVE)}`;
     case "LikeExpr": {
-      const escape = e.escape ? ` ESCAPE ${wrap(e.escape, Prec.ADDITIVE)}` : "";
-      return `${wrap(e.operand, Prec.COMPARISON)} ${e.negated ? "NOT " : ""}${e.op} ${wrap(e.pattern, Prec.ADDITIVE)}${escape}`;
+      const escapeClause = e.escape ? ` ESCAPE ${wrap(e.escape, Prec.ADDITIVE)}` : "";
+      return `${wrap(e.operand, Prec.COMPARISON)} ${e.negated ? "NOT " : ""}${e.op} ${wrap(e.pattern, Prec.ADDITIVE)}${escapeClause}`;
     }
     case "InListExpr":
       return `${wrap(e.operand, Prec.COMPARISON)} ${e.negated ? "NOT " : ""}IN (${list(e.list)})`;
@@ -107,8 +107,11 @@ export function printExpr(e: Expr): string {
       return `${e.explicit ? "ROW" : ""}(${list(e.fields)})`;
     case "SubscriptExpr":
       return `${wrap(e.target, Prec.POSTFIX)}[${printExpr(e.index)}]`;
-    case "FieldAccessExpr":
-      return `${wrap(e.target, Prec.POSTFIX)}.${printIdentifier(e.field)}`;
+    case "FieldAccessExpr": {
+      // `1.x` would lex as the number `1.` followed by `x`.
+      const target = e.target.kind === "NumberLiteral" ? `(${e.target.text})` : wrap(e.target, Prec.POSTFIX);
+      return `${target}.${printIdentifier(e.field)}`;
+    }
     default: {
       const _exhaustive: never = e;
       return _exhaustive;
@@ -118,7 +121,10 @@ export function printExpr(e: Expr): string {
 
 export function printOrderItems(items: readonly OrderItem[]): string {
   return items
-    .map((o) => `${printExpr(o.expr)}${o.direction ? ` ${o.direction}` : ""}${o.nulls ? ` NULLS ${o.nulls}` : ""}`)
+    .map(
+      (o) =>
+        `${printExpr(o.expr)}${o.direction ? ` ${o.direction}` : ""}${o.nulls ? ` NULLS ${o.nulls}` : ""}`,
+    )
     .join(", ");
 }
 
@@ -134,7 +140,9 @@ export function printWindowSpec(w: WindowSpec): string {
   if (w.frame) {
     const f = w.frame;
     parts.push(
-      f.end ? `${f.unit} BETWEEN ${printBound(f.start)} AND ${printBound(f.end)}` : `${f.unit} ${printBound(f.start)}`,
+      f.end
+        ? `${f.unit} BETWEEN ${printBound(f.start)} AND ${printBound(f.end)}`
+        : `${f.unit} ${printBound(f.start)}`,
     );
   }
   return `(${parts.join(" ")})`;

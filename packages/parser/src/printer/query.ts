@@ -101,7 +101,9 @@ function printSelect(s: Select): string {
   if (s.groupBy.length > 0) parts.push(`GROUP BY ${s.groupBy.map(printGrouping).join(", ")}`);
   if (s.having) parts.push(`HAVING ${printExpr(s.having)}`);
   if (s.windows.length > 0) {
-    parts.push(`WINDOW ${s.windows.map((w) => `${printIdentifier(w.name)} AS ${printWindowSpec(w.spec)}`).join(", ")}`);
+    parts.push(
+      `WINDOW ${s.windows.map((w) => `${printIdentifier(w.name)} AS ${printWindowSpec(w.spec)}`).join(", ")}`,
+    );
   }
   return parts.join(" ");
 }

@@ -1,11 +1,5 @@
 import type { ColumnDef, CreateTable, Insert, Statement } from "../ast/statements.js";
-import {
-  printIdentifier,
-  printIdentifierList,
-  printName,
-  printOptions,
-  printStringValue,
-} from "./common.js";
+import { printIdentifier, printIdentifierList, printName, printOptions, printStringValue } from "./common.js";
 import { printExpr } from "./expressions.js";
 import { printHints, printQuery } from "./query.js";
 import { printDataType } from "./types.js";
@@ -31,7 +25,8 @@ function printColumn(col: ColumnDef): string {
 function printCreateTable(s: CreateTable): string {
   let out = `CREATE ${s.temporary ? "TEMPORARY " : ""}TABLE ${s.ifNotExists ? "IF NOT EXISTS " : ""}${printName(s.name)}`;
   const elements = s.columns.map(printColumn);
-  if (s.watermark) elements.push(`WATERMARK FOR ${printIdentifier(s.watermark.column)} AS ${printExpr(s.watermark.expr)}`);
+  if (s.watermark)
+    elements.push(`WATERMARK FOR ${printIdentifier(s.watermark.column)} AS ${printExpr(s.watermark.expr)}`);
   if (s.primaryKey) {
     const pk = s.primaryKey;
     const name = pk.constraintName ? `CONSTRAINT ${printIdentifier(pk.constraintName)} ` : "";
@@ -43,7 +38,8 @@ function printCreateTable(s: CreateTable): string {
   if (s.options.length > 0) out += ` WITH ${printOptions(s.options)}`;
   if (s.like) {
     out += ` LIKE ${printName(s.like.source)}`;
-    if (s.like.options.length > 0) out += ` (${s.like.options.map((o) => `${o.mode} ${o.target}`).join(" ")})`;
+    if (s.like.options.length > 0)
+      out += ` (${s.like.options.map((o) => `${o.mode} ${o.target}`).join(" ")})`;
   }
   if (s.asQuery) out += ` AS ${printQuery(s.asQuery)}`;
   return out;

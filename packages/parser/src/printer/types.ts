@@ -4,7 +4,8 @@ import { printIdentifier, printString } from "./common.js";
 export function printQualifier(q: IntervalQualifier): string {
   let out: string = q.start;
   if (q.precision !== undefined) {
-    const frac = q.end === undefined && q.fractionalPrecision !== undefined ? `, ${q.fractionalPrecision}` : "";
+    const frac =
+      q.end === undefined && q.fractionalPrecision !== undefined ? `, ${q.fractionalPrecision}` : "";
     out += `(${q.precision}${frac})`;
   }
   if (q.end !== undefined) {

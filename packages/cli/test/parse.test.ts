@@ -1,0 +1,74 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { runWeir, tempFile } from "./helpers.js";
+
+describe("weir parse", () => {
+  it("lists each statement with its kind and line", async () => {
+    const file = tempFile(
+      "ok.sql",
+      "SET 'table.local-time-zone' = 'Asia/Seoul';\n\nCREATE TABLE t (a INT) WITH ('connector' = 'datagen');\nSELECT a\nFROM t;\n",
+    );
+    const r = await runWeir(["parse", file]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${file}:1: SET\n${file}:3: CREATE TABLE\n${file}:4: SELECT`);
+    expect(r.stderr).toBe("");
+  });
+
+  it("prints every diagnostic with file, line, column and a caret, and exits 1", async () => {
+    const file = tempFile("bad.sql", "SELECT a FROM t;\nSELEC b FROM t;\nSELECT c FROM t WHERE;\n");
+    const r = await runWeir(["parse", file]);
+    expect(r.code).toBe(1);
+    const lines = r.stderr.split("\n");
+    expect(lines[0]).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:2:1: error: `));
+    expect(lines[1]).toBe("SELEC b FROM t;");
+    expect(lines[2]).toMatch(/^\^~*$/);
+    // The parser resynchronises: the third statement's error is reported too.
+    expect(r.stderr).toContain(`${file}:3:22: error: `);
+    expect(r.stderr).toContain("2 errors in");
+  });
+
+  it("points at the opening quote of an unterminated string", async () => {
+    const file = tempFile("str.sql", "SELECT 'abc FROM t;\n");
+    const r = await runWeir(["parse", file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.split("\n")[0]).toContain(":1:8: error: ");
+    expect(r.stderr.split("\n")[2]).toMatch(/^ {7}\^/);
+  });
+
+  it("prints the AST as JSON with --json", async () => {
+    const file = tempFile("json.sql", "SELECT 1 AS one;");
+    const r = await runWeir(["parse", file, "--json"]);
+    expect(r.code).toBe(0);
+    const ast = JSON.parse(r.stdout);
+    expect(ast).toHaveLength(1);
+    expect(ast[0].kind).toBe("QueryStatement");
+    expect(ast[0].span).toEqual({ offset: 0, end: 15, line: 1, column: 1 });
+  });
+
+  it("reports a missing file without a stack trace", async () => {
+    const r = await runWeir(["parse", "/nonexistent/x.sql"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("/nonexistent/x.sql: error: cannot read the script: no such file");
+  });
+
+  it("rejects a missing argument and unknown commands with usage", async () => {
+    expect((await runWeir(["parse"])).code).toBe(1);
+    const r = await runWeir(["frobnicate"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("unknown command 'frobnicate'");
+  });
+
+  const main = new URL("../dist/main.js", import.meta.url);
+  it.runIf(existsSync(main))("works as a process with the documented exit codes", () => {
+    const ok = spawnSync(process.execPath, [main.pathname, "parse", "sql/revenue_minute.sql"], {
+      encoding: "utf8",
+    });
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toContain("INSERT INTO");
+    const bad = spawnSync(process.execPath, [main.pathname, "parse", tempFile("b.sql", "SELECT FROM;")], {
+      encoding: "utf8",
+    });
+    expect(bad.status).toBe(1);
+  });
+});
