@@ -142,6 +142,7 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "source.monitor-interval", type: duration, description: "watch the path for new files" },
       { key: "sink.rolling-policy.file-size", type: { kind: "memory" }, description: "roll files" },
       { key: "sink.rolling-policy.rollover-interval", type: duration, description: "roll files" },
+      { key: "sink.rolling-policy.check-interval", type: duration, description: "accepted for Flink compatibility" },
       { key: "sink.parallelism", type: int(1), description: "accepted for Flink compatibility" },
     ],
   },

@@ -1,7 +1,27 @@
 import type { Expr } from "../expr.js";
 import type { CalcNode, ChangelogMode, Field, PhysicalNode, SourceSpan } from "../physical.js";
 import { isTimeAttribute } from "../types.js";
-import { isIdentity } from "./exprs.js";
+import { and, isIdentity, substitute } from "./exprs.js";
+
+const NONDETERMINISTIC = new Set(["RAND", "RAND_INTEGER", "UUID"]);
+
+function hasNondeterministic(e: Expr): boolean {
+  switch (e.kind) {
+    case "call":
+      return NONDETERMINISTIC.has(e.fn) || e.args.some(hasNondeterministic);
+    case "cast":
+      return hasNondeterministic(e.expr);
+    case "case":
+      return (
+        e.whens.some((w) => hasNondeterministic(w.when) || hasNondeterministic(w.result)) ||
+        (e.otherwise !== null && hasNondeterministic(e.otherwise))
+      );
+    case "field":
+      return hasNondeterministic(e.expr);
+    default:
+      return false;
+  }
+}
 
 export const INSERT_ONLY: ChangelogMode = { kind: "insert-only" };
 export const RETRACT: ChangelogMode = { kind: "retract" };
@@ -41,11 +61,24 @@ export class DagBuilder {
       const sameNames = names === null || names.every((n, i) => n === input.schema[i]!.name);
       if (sameNames) return input;
     }
+    // Fuse with a calc just built for this consumer alone: one compiled function per row.
+    const last = this.nodes[this.nodes.length - 1];
+    if (input.kind === "calc" && last === input && !input.projections.some(hasNondeterministic)) {
+      this.nodes.pop();
+      const below = this.node(input.inputs[0]!);
+      const fused = projections.map((e) => substitute(e, input.projections));
+      const cond = condition === null ? null : substitute(condition, input.projections);
+      const merged = and([...(input.condition ? [input.condition] : []), ...(cond ? [cond] : [])]);
+      const fusedNames =
+        names ?? projections.map((e, i) => (e.kind === "input" ? input.schema[e.index]!.name : `EXPR$${i}`));
+      return this.calc(below, fused, merged, fusedNames, span ?? input.span);
+    }
     const schema: Field[] = projections.map((e, i) => ({
       name: names?.[i] ?? (e.kind === "input" ? input.schema[e.index]!.name : `EXPR$${i}`),
       type: e.type,
     }));
-    const position = (col: number): number => projections.findIndex((e) => e.kind === "input" && e.index === col);
+    const position = (col: number): number =>
+      projections.findIndex((e) => e.kind === "input" && e.index === col);
     let streamKey: number[] | null = null;
     if (input.streamKey) {
       const mapped = input.streamKey.map(position);

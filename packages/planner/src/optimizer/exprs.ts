@@ -1,6 +1,6 @@
 import { E, type Expr } from "../expr.js";
 import type { Field } from "../physical.js";
-import { T, formatType } from "../types.js";
+import { formatType, T } from "../types.js";
 
 /** The conjuncts of a predicate: `a AND (b AND c)` → [a, b, c]. */
 export function conjuncts(expr: Expr | null): Expr[] {
@@ -85,7 +85,9 @@ export function formatExpr(expr: Expr, fields: readonly Field[]): string {
     case "cast":
       return `${expr.safe ? "TRY_CAST" : "CAST"}(${formatExpr(expr.expr, fields)} AS ${formatType(expr.type)})`;
     case "case": {
-      const whens = expr.whens.map((w) => `WHEN ${formatExpr(w.when, fields)} THEN ${formatExpr(w.result, fields)}`);
+      const whens = expr.whens.map(
+        (w) => `WHEN ${formatExpr(w.when, fields)} THEN ${formatExpr(w.result, fields)}`,
+      );
       const otherwise = expr.otherwise ? ` ELSE ${formatExpr(expr.otherwise, fields)}` : "";
       return `CASE ${whens.join(" ")}${otherwise} END`;
     }

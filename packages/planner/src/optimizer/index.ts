@@ -1,7 +1,7 @@
 export { DagBuilder } from "./builder.js";
 export { PlanError } from "./errors.js";
-export { explainDag, formatChangelogMode, nodeLabel } from "./explain.js";
 export type { ExplainOptions } from "./explain.js";
+export { explainDag, formatChangelogMode, nodeLabel } from "./explain.js";
 export { formatExpr } from "./exprs.js";
-export { COLLECT_CONNECTOR, optimize, sinkAcceptsUpdates, writableColumns } from "./plan.js";
 export type { CollectTarget, PlanTarget, TableTarget } from "./plan.js";
+export { COLLECT_CONNECTOR, optimize, sinkAcceptsUpdates, writableColumns } from "./plan.js";

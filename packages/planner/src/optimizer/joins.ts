@@ -2,7 +2,7 @@ import type { Expr } from "../expr.js";
 import type { LogicalJoin } from "../logical.js";
 import type { IntervalJoinNode, JoinNode, PhysicalNode, WindowJoinNode } from "../physical.js";
 import { isTimeAttribute } from "../types.js";
-import { INSERT_ONLY, RETRACT, isInsertOnly } from "./builder.js";
+import { INSERT_ONLY, isInsertOnly, RETRACT } from "./builder.js";
 import { PlanError } from "./errors.js";
 import { and, conjuncts } from "./exprs.js";
 import type { Translator } from "./translate.js";
@@ -21,7 +21,8 @@ function equiPairs(preds: readonly Expr[], leftWidth: number): EquiPair[] {
     if (p.kind !== "call" || p.fn !== "=" || p.args.length !== 2) continue;
     const [a, b] = p.args as [Expr, Expr];
     if (a.kind !== "input" || b.kind !== "input") continue;
-    if (a.index < leftWidth && b.index >= leftWidth) pairs.push({ left: a.index, right: b.index - leftWidth, pred: p });
+    if (a.index < leftWidth && b.index >= leftWidth)
+      pairs.push({ left: a.index, right: b.index - leftWidth, pred: p });
     else if (b.index < leftWidth && a.index >= leftWidth)
       pairs.push({ left: b.index, right: a.index - leftWidth, pred: p });
   }
@@ -180,11 +181,12 @@ export function translateJoin(t: Translator, node: LogicalJoin): PhysicalNode {
 
   const used = new Set(pairs.map((p) => p.pred));
   const bothInsert = isInsertOnly(left) && isInsertOnly(right);
-  const insertOnly =
-    (node.joinType === "inner" && bothInsert) || (node.joinType === "semi" && bothInsert);
+  const insertOnly = (node.joinType === "inner" && bothInsert) || (node.joinType === "semi" && bothInsert);
   let streamKey: number[] | null = null;
-  if (node.joinType === "semi" || node.joinType === "anti") streamKey = left.streamKey ? [...left.streamKey] : null;
-  else if (left.streamKey && right.streamKey) streamKey = [...left.streamKey, ...right.streamKey.map((k) => k + lw)];
+  if (node.joinType === "semi" || node.joinType === "anti")
+    streamKey = left.streamKey ? [...left.streamKey] : null;
+  else if (left.streamKey && right.streamKey)
+    streamKey = [...left.streamKey, ...right.streamKey.map((k) => k + lw)];
   if (node.joinType === "full" && pairs.length === 0 && node.condition !== null) {
     throw new PlanError(
       "a FULL OUTER JOIN needs at least one equality between the two sides",

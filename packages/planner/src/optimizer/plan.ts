@@ -93,7 +93,10 @@ function at(span: SourceSpan | undefined): string {
  * Plans every target into one DAG (a script's INSERT statements run as one job). Throws
  * `PlanError` for queries that cannot run on a stream or sinks that cannot take their changes.
  */
-export function optimize(targets: readonly PlanTarget[], settings: Readonly<Record<string, string>>): PhysicalDag {
+export function optimize(
+  targets: readonly PlanTarget[],
+  settings: Readonly<Record<string, string>>,
+): PhysicalDag {
   const b = new DagBuilder(settings);
   const t = new Translator(b);
   const sinks: number[] = [];

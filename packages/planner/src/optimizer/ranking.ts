@@ -10,7 +10,7 @@ import type {
   WindowRankNode,
 } from "../physical.js";
 import { isTimeAttribute } from "../types.js";
-import { INSERT_ONLY, RETRACT, isInsertOnly } from "./builder.js";
+import { INSERT_ONLY, isInsertOnly, RETRACT } from "./builder.js";
 import { PlanError } from "./errors.js";
 import { and, conjuncts, refs, substitute } from "./exprs.js";
 import type { Translator } from "./translate.js";
@@ -19,7 +19,10 @@ import { windowColumns } from "./windows.js";
 const RANKING = new Set(["ROW_NUMBER", "RANK", "DENSE_RANK"]);
 
 /** `rn <= 3`, `rn < 4`, `rn = 1`, `rn BETWEEN 2 AND 5`, `3 >= rn`: bounds on column `col`. */
-function rankBounds(preds: readonly Expr[], col: number): { start: number; end: number | null; rest: Expr[] } {
+function rankBounds(
+  preds: readonly Expr[],
+  col: number,
+): { start: number; end: number | null; rest: Expr[] } {
   let start = 1;
   let end: number | null = null;
   const rest: Expr[] = [];
@@ -31,7 +34,8 @@ function rankBounds(preds: readonly Expr[], col: number): { start: number; end: 
         : e.kind === "cast"
           ? lit(e.expr)
           : undefined;
-  const isCol = (e: Expr): boolean => (e.kind === "input" && e.index === col) || (e.kind === "cast" && isCol(e.expr));
+  const isCol = (e: Expr): boolean =>
+    (e.kind === "input" && e.index === col) || (e.kind === "cast" && isCol(e.expr));
   const flip: Record<string, string> = { "<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=" };
   for (const p of preds) {
     if (p.kind === "call" && p.fn === "BETWEEN" && p.args.length === 3 && isCol(p.args[0]!)) {
@@ -68,27 +72,44 @@ function rankBounds(preds: readonly Expr[], col: number): { start: number; end: 
 }
 
 /**
+ * The OVER node under a filter when the filter is on a ranking function's result: the filter's
+ * input is the OVER (possibly behind a projection of plain column references) and the OVER
+ * computes exactly one ROW_NUMBER / RANK / DENSE_RANK.
+ */
+export function rankOver(filter: LogicalFilter): LogicalOver | undefined {
+  let inner: LogicalNode = filter.input;
+  if (inner.kind === "project" && inner.exprs.every((e) => e.kind === "input")) inner = inner.input;
+  if (inner.kind !== "over" || inner.calls.length !== 1 || !RANKING.has(inner.calls[0]!.fn)) return undefined;
+  return inner;
+}
+
+/**
  * `WHERE rn <= N` over `ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) AS rn` becomes Top-N;
  * with N = 1 and an ORDER BY on a time attribute it becomes deduplication; when the partition
  * includes window_start and window_end of a windowed input it becomes window Top-N /
  * deduplication, which emits once per window.
  */
 export function matchRankPattern(t: Translator, filter: LogicalFilter): PhysicalNode | undefined {
-  let inner: LogicalNode = filter.input;
-  let proj: Expr[] | null = null;
-  if (inner.kind === "project" && inner.exprs.every((e) => e.kind === "input")) {
-    proj = [...inner.exprs];
-    inner = inner.input;
-  }
-  if (inner.kind !== "over" || inner.calls.length !== 1 || !RANKING.has(inner.calls[0]!.fn)) return undefined;
-  const over = inner;
+  const over = rankOver(filter);
+  if (!over) return undefined;
+  const proj = filter.input.kind === "project" ? [...filter.input.exprs] : null;
   const call = over.calls[0]!;
   const rnOver = over.input.schema.length;
   const rnCol = proj ? proj.findIndex((e) => e.kind === "input" && e.index === rnOver) : rnOver;
   const bounds = rankBounds(conjuncts(filter.condition), rnCol);
-  if (bounds.end === null) return undefined;
+  if (bounds.end === null) {
+    throw new PlanError(
+      `a filter on ${call.fn}() needs an upper bound to plan as Top-N`,
+      filter.span,
+      "write WHERE rn <= N (or rn = 1 for deduplication)",
+      "unsupported",
+    );
+  }
   if (bounds.end < bounds.start) {
-    throw new PlanError(`the rank condition selects no rows (rank ${bounds.start} to ${bounds.end})`, filter.span);
+    throw new PlanError(
+      `the rank condition selects no rows (rank ${bounds.start} to ${bounds.end})`,
+      filter.span,
+    );
   }
 
   const input = t.translate(over.input);
@@ -99,7 +120,8 @@ export function matchRankPattern(t: Translator, filter: LogicalFilter): Physical
     call.partitionKeys.includes(windowed.end);
   const orderKey = call.orderBy.length === 1 ? call.orderBy[0]! : undefined;
   const orderType = orderKey ? input.schema[orderKey.column]!.type : undefined;
-  const timeOrder = orderType !== undefined && isTimeAttribute(orderType) ? orderType.timeAttribute! : undefined;
+  const timeOrder =
+    orderType !== undefined && isTimeAttribute(orderType) ? orderType.timeAttribute! : undefined;
   const dedup = call.fn === "ROW_NUMBER" && bounds.start === 1 && bounds.end === 1 && timeOrder !== undefined;
   const span = filter.span ?? over.span;
   const spanField = span ? { span } : {};
@@ -113,7 +135,8 @@ export function matchRankPattern(t: Translator, filter: LogicalFilter): Physical
     const keepLast = orderKey!.descending;
     let node: PhysicalNode;
     if (inWindow) {
-      if (timeOrder !== "rowtime") throw new PlanError("window deduplication needs an event-time ORDER BY", span);
+      if (timeOrder !== "rowtime")
+        throw new PlanError("window deduplication needs an event-time ORDER BY", span);
       node = t.b.add<WindowDeduplicateNode>({
         kind: "window-deduplicate",
         inputs: [input.id],

@@ -1,3 +1,4 @@
+import { parseDuration } from "../catalog/durations.js";
 import { E, type Expr } from "../expr.js";
 import type {
   LogicalAggregate,
@@ -22,12 +23,11 @@ import type {
   ValuesNode,
 } from "../physical.js";
 import { T } from "../types.js";
-import { parseDuration } from "../catalog/durations.js";
-import { DagBuilder, INSERT_ONLY, RETRACT, isInsertOnly } from "./builder.js";
+import { type DagBuilder, INSERT_ONLY, isInsertOnly, RETRACT } from "./builder.js";
 import { PlanError } from "./errors.js";
 import { and, refs, substitute } from "./exprs.js";
 import { translateJoin } from "./joins.js";
-import { matchRankPattern, translateOver } from "./ranking.js";
+import { matchRankPattern, rankOver, translateOver } from "./ranking.js";
 import { matchWindowAggregate, translateGroupWindow, translateWindowTvf } from "./windows.js";
 
 /**
@@ -123,7 +123,8 @@ export class Translator {
         }
       }
     });
-    const idleText = options["scan.watermark.idle-timeout"] ?? this.b.settings["table.exec.source.idle-timeout"];
+    const idleText =
+      options["scan.watermark.idle-timeout"] ?? this.b.settings["table.exec.source.idle-timeout"];
     const idleTimeoutMs = idleText === undefined ? 0 : (parseDuration(idleText) ?? 0);
     const connector = options.connector ?? "";
     const format = options["value.format"] ?? options.format ?? "";
@@ -173,7 +174,7 @@ export class Translator {
       const ranked = matchRankPattern(this, node);
       if (ranked) return ranked;
     }
-    const chain = collectCalc(node);
+    const chain = node.kind === "filter" ? collectFilterChain(node) : collectCalc(node);
     const input = this.translate(chain.input);
     const projections = chain.projections ?? refs(chain.input.schema);
     return this.b.calc(
@@ -210,7 +211,9 @@ export class Translator {
         inputs: [input.id],
         schema: [
           ...node.input.schema.map((f, i) =>
-            node.groupKeys.includes(i) ? { name: f.name, type: { ...f.type, nullable: true } as typeof f.type } : f,
+            node.groupKeys.includes(i)
+              ? { name: f.name, type: { ...f.type, nullable: true } as typeof f.type }
+              : f,
           ),
           { name: "$g", type: T.bigint(false) },
         ],
@@ -223,7 +226,10 @@ export class Translator {
       input = expand;
       keys = [...keys, width];
     }
-    const aggSchema = node.schema.slice(node.groupKeys.length, node.groupKeys.length + node.aggregates.length);
+    const aggSchema = node.schema.slice(
+      node.groupKeys.length,
+      node.groupKeys.length + node.aggregates.length,
+    );
     const keySchema = keys.map((k) => input.schema[k]!);
     const agg = this.b.add<GroupAggregateNode>({
       kind: "group-aggregate",
@@ -357,6 +363,17 @@ export class Translator {
   }
 }
 
+/** Like `collectCalc`, for a filter that is itself not a Top-N root. */
+function collectFilterChain(node: LogicalFilter): CalcChain {
+  const inner = collectCalc(node.input);
+  const cond = inner.projections ? substitute(node.condition, inner.projections) : node.condition;
+  return {
+    input: inner.input,
+    projections: inner.projections,
+    condition: and([...(inner.condition ? [inner.condition] : []), cond]),
+  };
+}
+
 export interface CalcChain {
   readonly input: LogicalNode;
   /** Over `input`; null = all of input's columns. */
@@ -367,6 +384,8 @@ export interface CalcChain {
 
 /** Folds nested projections and filters into one projection + condition over the chain's input. */
 export function collectCalc(node: LogicalNode): CalcChain {
+  // A filter on a ranking function roots a Top-N / deduplication: it is not folded into a calc.
+  if (node.kind === "filter" && rankOver(node)) return { input: node, projections: null, condition: null };
   if (node.kind === "project") {
     const inner = collectCalc(node.input);
     const projections = inner.projections

@@ -8,14 +8,17 @@ import type {
   WindowSpec,
   WindowTableFunctionNode,
 } from "../physical.js";
-import { T, isTimeAttribute } from "../types.js";
+import { isTimeAttribute, T } from "../types.js";
 import { INSERT_ONLY } from "./builder.js";
 import { PlanError } from "./errors.js";
 import { refs } from "./exprs.js";
 import { collectCalc, type Translator } from "./translate.js";
 
 /** The output columns of a node that hold window_start and window_end, if it has them. */
-export function windowColumns(node: PhysicalNode, nodes: readonly PhysicalNode[]): { start: number; end: number } | null {
+export function windowColumns(
+  node: PhysicalNode,
+  nodes: readonly PhysicalNode[],
+): { start: number; end: number } | null {
   switch (node.kind) {
     case "window-table-function": {
       const w = node.schema.length - 3;
@@ -73,7 +76,11 @@ function requireInsertOnly(input: PhysicalNode, what: string, span: LogicalAggre
 /** A window TVF that is not fused into an aggregate, join or Top-N: window columns on each row. */
 export function translateWindowTvf(t: Translator, node: LogicalWindowTableFunction): PhysicalNode {
   const input = t.translate(node.input);
-  requireRowtime(node.input.schema[node.timeColumn], `window function ${node.window.kind.toUpperCase()}`, node.span);
+  requireRowtime(
+    node.input.schema[node.timeColumn],
+    `window function ${node.window.kind.toUpperCase()}`,
+    node.span,
+  );
   requireInsertOnly(input, `window function ${node.window.kind.toUpperCase()}`, node.span);
   const w = node.input.schema.length;
   return t.b.add<WindowTableFunctionNode>({
@@ -129,7 +136,10 @@ export function matchWindowAggregate(t: Translator, node: LogicalAggregate): Phy
     inner.push(e);
   });
   if (chain.condition && usesWindow(chain.condition)) {
-    throw new PlanError("a filter on window columns before the window aggregation is not supported", node.span);
+    throw new PlanError(
+      "a filter on window columns before the window aggregation is not supported",
+      node.span,
+    );
   }
   const addColumn = (col: number): number => {
     const at = inner.findIndex((e) => e.kind === "input" && e.index === col);

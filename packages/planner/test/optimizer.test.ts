@@ -1,0 +1,266 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { PlanError } from "../src/optimizer/errors.js";
+import type { PhysicalDag, PhysicalNode } from "../src/physical.js";
+import { explainScript, planScript } from "./plan-helpers.js";
+
+const DDL = `
+CREATE TABLE bid (
+  auction BIGINT, bidder BIGINT, price DECIMAL(10, 2), item STRING,
+  bidtime TIMESTAMP(3),
+  WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND
+) WITH ('connector' = 'filesystem', 'path' = 'bid.jsonl', 'format' = 'json');
+CREATE TABLE person (
+  id BIGINT, name STRING, ptime TIMESTAMP(3),
+  WATERMARK FOR ptime AS ptime
+) WITH ('connector' = 'filesystem', 'path' = 'p.jsonl', 'format' = 'json');
+CREATE TABLE clicks (
+  user_id STRING, url STRING, proc AS PROCTIME()
+) WITH ('connector' = 'datagen', 'number-of-rows' = '10');
+CREATE TABLE out_append (a STRING, b BIGINT) WITH ('connector' = 'filesystem', 'path' = 'o.jsonl', 'format' = 'json');
+CREATE TABLE out_upsert (a STRING, b BIGINT, PRIMARY KEY (a) NOT ENFORCED)
+  WITH ('connector' = 'postgres', 'table-name' = 'o');
+`;
+
+/** The node kinds from the (first) sink down the first inputs, e.g. sink < calc < group-aggregate. */
+function kinds(dag: PhysicalDag): string[] {
+  return dag.nodes.map((n) => n.kind);
+}
+
+function only<K extends PhysicalNode["kind"]>(dag: PhysicalDag, kind: K): Extract<PhysicalNode, { kind: K }> {
+  const found = dag.nodes.filter((n) => n.kind === kind);
+  expect(found, `exactly one ${kind} in ${kinds(dag).join(", ")}`).toHaveLength(1);
+  return found[0] as Extract<PhysicalNode, { kind: K }>;
+}
+
+function planError(sql: string): PlanError {
+  try {
+    planScript(sql);
+  } catch (e) {
+    if (e instanceof PlanError) return e;
+    throw e;
+  }
+  throw new Error("expected a plan error");
+}
+
+describe("window aggregation", () => {
+  it.each([
+    [
+      "TUMBLE(TABLE bid, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES)",
+      { kind: "tumble", size: 600_000, offset: 0 },
+    ],
+    [
+      "TUMBLE(TABLE bid, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES, INTERVAL '1' MINUTES)",
+      { kind: "tumble", size: 600_000, offset: 60_000 },
+    ],
+    [
+      "HOP(TABLE bid, DESCRIPTOR(bidtime), INTERVAL '5' MINUTES, INTERVAL '10' MINUTES)",
+      { kind: "hop", size: 600_000, slide: 300_000, offset: 0 },
+    ],
+    [
+      "CUMULATE(TABLE bid, DESCRIPTOR(bidtime), INTERVAL '2' MINUTES, INTERVAL '10' MINUTES)",
+      { kind: "cumulate", maxSize: 600_000, step: 120_000, offset: 0 },
+    ],
+    [
+      "SESSION(TABLE bid PARTITION BY item, DESCRIPTOR(bidtime), INTERVAL '5' MINUTES)",
+      { kind: "session", gap: 300_000 },
+    ],
+  ])("%s fuses the TVF into one insert-only window aggregate", (tvf, window) => {
+    const dag = planScript(`${DDL}
+      SELECT window_start, window_end, item, SUM(price) AS total
+      FROM TABLE(${tvf}) GROUP BY window_start, window_end, item;`);
+    const agg = only(dag, "window-aggregate");
+    expect(agg.window).toMatchObject(window);
+    expect(agg.changelogMode.kind).toBe("insert-only");
+    expect(dag.nodes.some((n) => n.kind === "window-table-function")).toBe(false);
+    const sink = dag.nodes[dag.sinks[0]!]!;
+    expect(sink.schema.map((f) => f.name)).toEqual(["window_start", "window_end", "item", "total"]);
+    expect(sink.changelogMode.kind).toBe("insert-only");
+    // window_start, window_end and item identify a result row.
+    expect([...(sink.streamKey ?? [])].sort()).toEqual([0, 1, 2]);
+  });
+
+  it("plans the legacy GROUP BY TUMBLE window", () => {
+    const dag = planScript(`${DDL}
+      SELECT item, TUMBLE_START(bidtime, INTERVAL '1' HOUR) AS ws, COUNT(*) AS n
+      FROM bid GROUP BY TUMBLE(bidtime, INTERVAL '1' HOUR), item;`);
+    expect(only(dag, "window-aggregate").window).toEqual({ kind: "tumble", size: 3_600_000, offset: 0 });
+  });
+
+  it("rejects a window over a column without a watermark", () => {
+    expect(() =>
+      planScript(`${DDL}
+      CREATE TABLE plain (ts TIMESTAMP(3), v INT) WITH ('connector' = 'datagen');
+      SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE plain, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+      GROUP BY window_start, window_end;`),
+    ).toThrow(/must be a time attribute/);
+  });
+});
+
+describe("group aggregation and changelog modes", () => {
+  it("emits updates, and an append-only sink is rejected naming the producing operator", () => {
+    const e = planError(`${DDL}
+      INSERT INTO out_append SELECT item, COUNT(*) FROM bid GROUP BY item;`);
+    expect(e.message).toMatch(
+      /^table sink 'out_append' doesn't support consuming update changes which are produced by GroupAggregate\(groupBy=\[item\]/,
+    );
+    expect(e.message).toContain("(line ");
+    expect(e.span?.line).toBeGreaterThan(1);
+    expect(e.hint).toMatch(/PRIMARY KEY/);
+  });
+
+  it("lets an upsert sink take the updates", () => {
+    const dag = planScript(`${DDL}
+      INSERT INTO out_upsert SELECT item, COUNT(*) FROM bid GROUP BY item;`);
+    const sink = dag.nodes[dag.sinks[0]!]!;
+    expect(sink.changelogMode.kind).toBe("retract");
+    expect(only(dag, "group-aggregate").inputInsertOnly).toBe(true);
+  });
+
+  it("expands GROUPING SETS and keeps the query's column order", () => {
+    const dag = planScript(`${DDL}
+      SELECT item, bidder, COUNT(*) AS n FROM bid GROUP BY GROUPING SETS ((item), (item, bidder), ());`);
+    expect(only(dag, "expand").projections).toHaveLength(3);
+    const agg = only(dag, "group-aggregate");
+    expect(agg.groupKeys).toHaveLength(3);
+    expect(dag.nodes[dag.sinks[0]!]!.schema.map((f) => f.name)).toEqual(["item", "bidder", "n"]);
+  });
+
+  it("plans INTERSECT and EXCEPT through a counting aggregate", () => {
+    for (const op of ["INTERSECT", "EXCEPT"]) {
+      const dag = planScript(`${DDL} SELECT item FROM bid ${op} SELECT name FROM person;`);
+      expect(only(dag, "group-aggregate").aggregates.map((a) => a.fn)).toEqual(["SUM", "SUM"]);
+      expect(only(dag, "union").inputs).toHaveLength(2);
+    }
+  });
+});
+
+describe("Top-N and deduplication", () => {
+  it("turns ROW_NUMBER() <= N into a Top-N that retracts", () => {
+    const dag = planScript(`${DDL}
+      SELECT * FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY item ORDER BY price DESC) AS rn FROM bid
+      ) WHERE rn <= 3;`);
+    const rank = only(dag, "rank");
+    expect(rank).toMatchObject({ rankStart: 1, rankEnd: 3, rankFunction: "ROW_NUMBER", outputRank: true });
+    expect(rank.orderBy[0]!.descending).toBe(true);
+    expect(rank.changelogMode.kind).toBe("retract");
+  });
+
+  it.each([
+    ["proc ASC", "proctime", false, "insert-only"],
+    ["proc DESC", "proctime", true, "retract"],
+  ])("ORDER BY %s with rn = 1 is deduplication", (order, timeKind, keepLast, mode) => {
+    const dag = planScript(`${DDL}
+      SELECT user_id, url FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY ${order}) AS rn FROM clicks
+      ) WHERE rn = 1;`);
+    const d = only(dag, "deduplicate");
+    expect(d).toMatchObject({ timeKind, keepLast });
+    expect(d.changelogMode.kind).toBe(mode);
+  });
+
+  it("deduplicates on rowtime with updates", () => {
+    const dag = planScript(`${DDL}
+      SELECT * FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY bidtime) AS rn FROM bid
+      ) WHERE rn = 1;`);
+    expect(only(dag, "deduplicate")).toMatchObject({ timeKind: "rowtime", keepLast: false });
+  });
+
+  it("turns a Top-N per window into an insert-only window rank", () => {
+    const dag = planScript(`${DDL}
+      SELECT * FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY price DESC) AS rn
+        FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES))
+      ) WHERE rn <= 3;`);
+    const r = only(dag, "window-rank");
+    expect(r.rankEnd).toBe(3);
+    expect(r.partitionKeys).toEqual([]);
+    expect(r.changelogMode.kind).toBe("insert-only");
+  });
+
+  it("needs an upper bound on the row number", () => {
+    expect(
+      planError(`${DDL}
+      SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY item ORDER BY price) AS rn FROM bid) WHERE rn > 3;`)
+        .message,
+    ).toMatch(/upper bound/);
+  });
+});
+
+describe("joins", () => {
+  it("recognises an interval join and its bounds", () => {
+    const dag = planScript(`${DDL}
+      SELECT b.auction, p.name FROM bid b JOIN person p
+      ON b.bidder = p.id AND b.bidtime BETWEEN p.ptime - INTERVAL '1' HOUR AND p.ptime + INTERVAL '10' SECOND;`);
+    const j = only(dag, "interval-join");
+    expect(j).toMatchObject({ lowerBound: -3_600_000, upperBound: 10_000, leftKeys: [1], rightKeys: [0] });
+    expect(j.changelogMode.kind).toBe("insert-only");
+  });
+
+  it("plans a regular join with updates for outer joins", () => {
+    const inner = only(planScript(`${DDL} SELECT * FROM bid b JOIN person p ON b.bidder = p.id;`), "join");
+    expect(inner.changelogMode.kind).toBe("insert-only");
+    const left = only(
+      planScript(`${DDL} SELECT * FROM bid b LEFT JOIN person p ON b.bidder = p.id;`),
+      "join",
+    );
+    expect(left.changelogMode.kind).toBe("retract");
+    expect(left.leftKeys).toEqual([1]);
+  });
+
+  it("recognises a window join", () => {
+    const dag = planScript(`${DDL}
+      SELECT L.auction, R.id FROM
+        (SELECT * FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(bidtime), INTERVAL '5' MINUTES))) L
+      JOIN
+        (SELECT * FROM TABLE(TUMBLE(TABLE person, DESCRIPTOR(ptime), INTERVAL '5' MINUTES))) R
+      ON L.bidder = R.id AND L.window_start = R.window_start AND L.window_end = R.window_end;`);
+    const j = only(dag, "window-join");
+    expect(j.leftKeys).toEqual([1]);
+    expect(j.rightKeys).toEqual([0]);
+  });
+});
+
+describe("other operators", () => {
+  it("fuses projections and filters into one calc", () => {
+    const dag = planScript(`${DDL}
+      SELECT a, b FROM (SELECT item AS a, auction + 1 AS b FROM bid WHERE price > 10) WHERE b > 3;`);
+    expect(kinds(dag)).toEqual(["source", "calc", "sink"]);
+  });
+
+  it("plans OVER aggregation ordered by rowtime", () => {
+    const dag = planScript(`${DDL}
+      SELECT item, SUM(price) OVER (PARTITION BY item ORDER BY bidtime
+        RANGE BETWEEN INTERVAL '1' HOUR PRECEDING AND CURRENT ROW) AS s FROM bid;`);
+    expect(only(dag, "over-aggregate").frame).toEqual({ kind: "range", preceding: 3_600_000 });
+  });
+
+  it("refuses ORDER BY without LIMIT on a stream", () => {
+    expect(planError(`${DDL} SELECT * FROM bid ORDER BY price;`).message).toMatch(/ORDER BY without LIMIT/);
+  });
+
+  it("produces plain JSON that survives a round trip", () => {
+    const dag = planScript(`${DDL}
+      SELECT window_start, item, MAX(price) FROM TABLE(HOP(TABLE bid, DESCRIPTOR(bidtime), INTERVAL '1' MINUTE,
+      INTERVAL '5' MINUTES)) GROUP BY window_start, window_end, item;`);
+    expect(JSON.parse(JSON.stringify(dag))).toEqual(dag);
+    expect(dag.version).toBe(1);
+  });
+});
+
+describe("the example scripts plan", () => {
+  const files = [
+    ...readdirSync("sql")
+      .filter((f) => f.endsWith(".sql"))
+      .map((f) => `sql/${f}`),
+    ...readdirSync("sql/nexmark")
+      .filter((f) => f.endsWith(".sql") && f !== "q6.sql" && f !== "q12.sql")
+      .map((f) => `sql/nexmark/${f}`),
+  ];
+  it.each(files)("%s", async (file) => {
+    const explain = explainScript(readFileSync(file, "utf8"));
+    await expect(explain).toMatchFileSnapshot(`__plans__/${file.replaceAll("/", "_")}.txt`);
+  });
+});

@@ -1,0 +1,35 @@
+import { type Diagnostic, parse } from "@weir/parser";
+import { bindStatement } from "../src/binder/statement.js";
+import { Catalog } from "../src/catalog/catalog.js";
+import { Session } from "../src/catalog/session.js";
+import { explainDag } from "../src/optimizer/explain.js";
+import { optimize, type PlanTarget } from "../src/optimizer/plan.js";
+import type { PhysicalDag } from "../src/physical.js";
+
+/** Parses and binds a script; returns the plan of its INSERTs and SELECTs as one DAG. */
+export function planScript(sql: string): PhysicalDag {
+  const { statements, diagnostics } = parse(sql);
+  if (diagnostics.length) throw new Error(`parse: ${format(diagnostics)}`);
+  const catalog = new Catalog();
+  const session = new Session();
+  const targets: PlanTarget[] = [];
+  for (const s of statements) {
+    const r = bindStatement(s, catalog, session);
+    if (!r.value) throw new Error(`bind: ${format(r.diagnostics)}`);
+    const v = r.value;
+    if (v.kind === "insert" || v.kind === "create-table-as") {
+      targets.push({ kind: "table", table: v.insert.sink, plan: v.insert.plan });
+    } else if (v.kind === "statement-set") {
+      for (const i of v.inserts) targets.push({ kind: "table", table: i.sink, plan: i.plan });
+    } else if (v.kind === "query") targets.push({ kind: "collect", plan: v.plan });
+  }
+  return optimize(targets, session.all());
+}
+
+export function explainScript(sql: string): string {
+  return explainDag(planScript(sql), { changelogMode: true });
+}
+
+function format(ds: readonly Diagnostic[]): string {
+  return ds.map((d) => `${d.span.line}:${d.span.column} ${d.message}`).join("; ");
+}
