@@ -1,1 +1,14 @@
-export {};
+export * from "./datagen/prng.js";
+export * from "./datagen/source.js";
+export * from "./filesystem/line-reader.js";
+export * from "./filesystem/sink.js";
+export * from "./filesystem/source.js";
+export * from "./formats/index.js";
+export * from "./java-string.js";
+export * from "./nexmark/index.js";
+export * from "./postgres/index.js";
+export * from "./registry.js";
+export * from "./sinks/blackhole.js";
+export * from "./sinks/collect.js";
+export * from "./sinks/print.js";
+export * from "./tableau.js";

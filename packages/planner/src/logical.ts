@@ -1,6 +1,6 @@
+import type { CatalogTable } from "./catalog/catalog.js";
 import type { Expr } from "./expr.js";
 import type { AggregateCall, Field, JoinType, SortKey, SourceSpan, WindowSpec } from "./physical.js";
-import type { CatalogTable } from "./catalog/catalog.js";
 
 /**
  * The logical plan: what the binder builds from a query, before rewrites choose physical

@@ -82,18 +82,23 @@ export function functionName(call: ast.FunctionCall): string {
 export const RANKING_FUNCTIONS = new Set(["ROW_NUMBER", "RANK", "DENSE_RANK"]);
 
 /** An aggregate call of GROUP BY (not an OVER window call). */
-export function isAggregateCall(e: ast.Expr): e is ast.FunctionCall {
-  return e.kind === "FunctionCall" && e.over === undefined && e.name.parts.length === 1 && isAggregateFunction(functionName(e));
+export function isAggregateCall(e: ast.Expr): boolean {
+  return (
+    e.kind === "FunctionCall" &&
+    e.over === undefined &&
+    e.name.parts.length === 1 &&
+    isAggregateFunction(functionName(e))
+  );
 }
 
 /** `GROUPING(...)` / `GROUPING_ID(...)`, answered from the grouping sets. */
-export function isGroupingCall(e: ast.Expr): e is ast.FunctionCall {
+export function isGroupingCall(e: ast.Expr): boolean {
   if (e.kind !== "FunctionCall" || e.over !== undefined) return false;
   const n = functionName(e).toUpperCase();
   return n === "GROUPING" || n === "GROUPING_ID";
 }
 
-export function isOverCall(e: ast.Expr): e is ast.FunctionCall {
+export function isOverCall(e: ast.Expr): boolean {
   return e.kind === "FunctionCall" && e.over !== undefined;
 }
 
@@ -104,9 +109,13 @@ export function groupWindowAuxiliary(e: ast.Expr): { window: string; part: strin
   return m ? { window: m[1]!, part: m[2]! } : undefined;
 }
 
-/** Collects the outermost nodes satisfying `pred`, left to right, not descending into matches. */
-export function collect<T extends ast.Expr>(e: ast.Expr, pred: (e: ast.Expr) => e is T, out: T[] = []): T[] {
-  if (pred(e)) {
+/** Collects the outermost function calls satisfying `pred`, left to right, not descending into matches. */
+export function collect(
+  e: ast.Expr,
+  pred: (e: ast.Expr) => boolean,
+  out: ast.FunctionCall[] = [],
+): ast.FunctionCall[] {
+  if (e.kind === "FunctionCall" && pred(e)) {
     out.push(e);
     return out;
   }

@@ -37,20 +37,31 @@ export function bindDataType(node: DataTypeNode): DataType {
             fail("invalid-type", `DECIMAL precision must be between 1 and 38, got ${precision}`, node.span);
           }
           if (scale < 0 || scale > precision) {
-            fail("invalid-type", `DECIMAL scale must be between 0 and the precision (${precision}), got ${scale}`, node.span);
+            fail(
+              "invalid-type",
+              `DECIMAL scale must be between 0 and the precision (${precision}), got ${scale}`,
+              node.span,
+            );
           }
           return T.decimal(precision, scale, nullable);
         }
         case "CHAR":
           return T.char(length(node.length, node.span), nullable);
         case "VARCHAR":
-          return T.varchar(length(node.length, node.span), nullable);
+          // Flink's SQL type system: VARCHAR without a length is VARCHAR(2147483647), i.e. STRING.
+          return T.varchar(
+            node.length === undefined ? STRING_LENGTH : length(node.length, node.span),
+            nullable,
+          );
         case "STRING":
           return T.varchar(STRING_LENGTH, nullable);
         case "BINARY":
           return T.binary(length(node.length, node.span), nullable);
         case "VARBINARY":
-          return T.varbinary(length(node.length, node.span), nullable);
+          return T.varbinary(
+            node.length === undefined ? STRING_LENGTH : length(node.length, node.span),
+            nullable,
+          );
         case "BYTES":
           return T.bytes(nullable);
         case "DATE":
@@ -71,7 +82,9 @@ export function bindDataType(node: DataTypeNode): DataType {
         }
       }
     case "IntervalType":
-      return isYearMonthUnit(node.qualifier.start) ? T.intervalYearMonth(nullable) : T.intervalDayTime(nullable);
+      return isYearMonthUnit(node.qualifier.start)
+        ? T.intervalYearMonth(nullable)
+        : T.intervalDayTime(nullable);
     case "ArrayType":
       return T.array(bindDataType(node.element), nullable);
     case "MultisetType":
@@ -81,7 +94,8 @@ export function bindDataType(node: DataTypeNode): DataType {
     case "RowType": {
       const seen = new Set<string>();
       const fields = node.fields.map((f) => {
-        if (seen.has(f.name.value)) fail("duplicate-field", `duplicate field name '${f.name.value}' in ROW type`, f.name.span);
+        if (seen.has(f.name.value))
+          fail("duplicate-field", `duplicate field name '${f.name.value}' in ROW type`, f.name.span);
         seen.add(f.name.value);
         return { name: f.name.value, type: bindDataType(f.type) };
       });

@@ -1,5 +1,4 @@
 import type { Diagnostic, Span } from "@weir/parser";
-import { suggest } from "../catalog/connector-options.js";
 import type { SourceSpan } from "../physical.js";
 
 /**
@@ -7,33 +6,62 @@ import type { SourceSpan } from "../physical.js";
  * `BindError` and the statement entry points turn it into a `Diagnostic`.
  */
 export class BindError extends Error {
-  readonly diagnostic: Diagnostic;
-  constructor(code: string, message: string, span: Span, hint?: string) {
-    super(message);
-    this.diagnostic =
-      hint === undefined ? { code, message, span, severity: "error" } : { code, message, span, hint, severity: "error" };
+  /** Never empty; several when one check finds several independent problems (table options). */
+  readonly diagnostics: readonly Diagnostic[];
+  constructor(diagnostics: readonly Diagnostic[]) {
+    super(diagnostics[0]?.message ?? "binding failed");
+    this.diagnostics = diagnostics;
   }
 }
 
+export function diagnostic(code: string, message: string, span: Span, hint?: string): Diagnostic {
+  return hint === undefined
+    ? { code, message, span, severity: "error" }
+    : { code, message, span, hint, severity: "error" };
+}
+
 export function fail(code: string, message: string, span: Span, hint?: string): never {
-  throw new BindError(code, message, span, hint);
+  throw new BindError([diagnostic(code, message, span, hint)]);
 }
 
 /** Runs `f`, turning a thrown `BindError` into a diagnostic. Other errors propagate. */
-export function catching<R>(f: () => R): { value: R; diagnostics: Diagnostic[] } | { diagnostics: Diagnostic[] } {
+export function catching<R>(
+  f: () => R,
+): { value: R; diagnostics: Diagnostic[] } | { diagnostics: Diagnostic[] } {
   try {
     return { value: f(), diagnostics: [] };
   } catch (e) {
-    if (e instanceof BindError) return { diagnostics: [e.diagnostic] };
+    if (e instanceof BindError) return { diagnostics: [...e.diagnostics] };
     throw e;
   }
 }
 
 /** `did you mean 'x'?` when a candidate is close, else undefined (no long candidate lists). */
 export function didYouMean(word: string, candidates: readonly string[]): string | undefined {
-  if (candidates.length === 0) return undefined;
-  const s = suggest(word, candidates, "");
-  return s.startsWith("did you mean") ? s : undefined;
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const c of candidates) {
+    const d = editDistance(word.toLowerCase(), c.toLowerCase());
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = c;
+    }
+  }
+  return best !== undefined && bestDistance <= Math.max(1, Math.floor(word.length / 3))
+    ? `did you mean '${best}'?`
+    : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length]!;
 }
 
 export function toSourceSpan(span: Span): SourceSpan {

@@ -1,13 +1,14 @@
 import type * as ast from "@weir/parser";
-import type { Expr } from "../expr.js";
+import type { Expr, Literal } from "../expr.js";
 import { E } from "../expr.js";
+import { isAggregateFunction } from "../functions/aggregates.js";
 import { canonicalFunctionName, inferCall, isScalarFunction } from "../functions/infer.js";
 import { OPERATORS } from "../functions/operators.js";
 import { ALIASES, SCALAR_FUNCTIONS } from "../functions/scalarFunctions.js";
 import { canCast, commonType } from "../functions/typeRules.js";
 import type { DataType } from "../types.js";
 import { formatType, materialize, T, withNullable } from "../types.js";
-import { functionName, groupWindowAuxiliary, isAggregateCall, isOverCall, RANKING_FUNCTIONS } from "./ast-walk.js";
+import { functionName, groupWindowAuxiliary, RANKING_FUNCTIONS } from "./ast-walk.js";
 import { bindDataType } from "./data-types.js";
 import { didYouMean, fail } from "./errors.js";
 import { bindInterval, bindNumber, bindTypedLiteral } from "./literals.js";
@@ -30,7 +31,9 @@ export function exprKey(e: Expr): string {
 }
 
 export function sameType(a: DataType, b: DataType): boolean {
-  return exprKeyOfType(withNullable(materialize(a), true)) === exprKeyOfType(withNullable(materialize(b), true));
+  return (
+    exprKeyOfType(withNullable(materialize(a), true)) === exprKeyOfType(withNullable(materialize(b), true))
+  );
 }
 
 function exprKeyOfType(t: DataType): string {
@@ -41,13 +44,51 @@ function exprKeyOfType(t: DataType): string {
 export function coerce(e: Expr, target: DataType): Expr {
   if (target.kind === "NULL" || sameType(e.type, target)) return e;
   const t = withNullable(target, e.type.nullable);
-  if (e.kind === "literal" && e.value === null) return E.literal(null, t);
+  if (e.kind === "literal") {
+    const folded = foldLiteral(e, t);
+    if (folded !== undefined) return folded;
+  }
   return E.cast(e, t);
+}
+
+/** A literal converted to `t` at bind time when the conversion is exact (numeric widening, CHAR → VARCHAR). */
+function foldLiteral(e: Literal, t: DataType): Literal | undefined {
+  if (e.value === null) return E.literal(null, t);
+  const from = e.type.kind;
+  const integral = from === "TINYINT" || from === "SMALLINT" || from === "INT" || from === "BIGINT";
+  switch (t.kind) {
+    case "SMALLINT":
+    case "INT":
+    case "BIGINT":
+      return integral ? E.literal(e.value, t) : undefined;
+    case "FLOAT":
+    case "DOUBLE":
+      return integral || from === "DECIMAL" || from === "FLOAT" || from === "DOUBLE"
+        ? E.literal(Number(e.value), t)
+        : undefined;
+    case "DECIMAL": {
+      if (!integral && from !== "DECIMAL") return undefined;
+      const text = String(e.value);
+      const [int, frac = ""] = text.split(".");
+      if (frac.length > t.scale || int!.replace("-", "").length > t.precision - t.scale) return undefined;
+      return E.literal(t.scale === 0 ? int! : `${int}.${frac.padEnd(t.scale, "0")}`, t);
+    }
+    case "VARCHAR":
+    case "CHAR":
+      return (from === "CHAR" || from === "VARCHAR") && String(e.value).length <= t.length
+        ? E.literal(e.value, t)
+        : undefined;
+    default:
+      return undefined;
+  }
 }
 
 /** A call with Flink's type inference; implicit casts are inserted from the inferred argument types. */
 export function callOf(fn: string, args: readonly Expr[], span: ast.Span): Expr {
-  const inf = inferCall(fn, args.map((a) => a.type));
+  const inf = inferCall(
+    fn,
+    args.map((a) => a.type),
+  );
   if ("error" in inf) fail("type-error", inf.error, span);
   return E.call(
     canonicalFunctionName(fn),
@@ -120,9 +161,18 @@ export function bindExpr(e: ast.Expr, ctx: ExprContext): Expr {
         "move the condition to the WHERE clause, or use a JOIN",
       );
     case "ExistsExpr":
-      return fail("unsupported", `EXISTS is only supported as a condition of WHERE, not in ${ctx.clause}`, e.span);
+      return fail(
+        "unsupported",
+        `EXISTS is only supported as a condition of WHERE, not in ${ctx.clause}`,
+        e.span,
+      );
     case "SubqueryExpr":
-      return fail("unsupported", "scalar subqueries are not supported yet", e.span, "rewrite the subquery as a JOIN");
+      return fail(
+        "unsupported",
+        "scalar subqueries are not supported yet",
+        e.span,
+        "rewrite the subquery as a JOIN",
+      );
     case "CaseExpr":
       return bindCase(e, ctx);
     case "CastExpr": {
@@ -149,7 +199,11 @@ export function bindExpr(e: ast.Expr, ctx: ExprContext): Expr {
       return callOf("TRIM", args, e.span);
     }
     case "SubstringExpr":
-      return callOf("SUBSTRING", e.for ? [b(e.source), b(e.from), b(e.for)] : [b(e.source), b(e.from)], e.span);
+      return callOf(
+        "SUBSTRING",
+        e.for ? [b(e.source), b(e.from), b(e.for)] : [b(e.source), b(e.from)],
+        e.span,
+      );
     case "PositionExpr":
       return callOf("POSITION", [b(e.needle), b(e.haystack)], e.span);
     case "OverlayExpr": {
@@ -183,7 +237,11 @@ export function bindExpr(e: ast.Expr, ctx: ExprContext): Expr {
 function fieldAccess(target: Expr, field: ast.Identifier): Expr {
   const t = target.type;
   if (t.kind !== "ROW") {
-    return fail("type-error", `cannot access field '${field.value}' of a value of type ${formatType(t)}`, field.span);
+    return fail(
+      "type-error",
+      `cannot access field '${field.value}' of a value of type ${formatType(t)}`,
+      field.span,
+    );
   }
   const index = t.fields.findIndex((f) => f.name === field.value);
   if (index < 0) {
@@ -234,10 +292,14 @@ function bindCase(e: ast.CaseExpr, ctx: ExprContext): Expr {
 function bindFunction(e: ast.FunctionCall, ctx: ExprContext): Expr {
   const name = functionName(e);
   const upper = name.toUpperCase();
-  if (isOverCall(e)) {
-    return fail("misplaced-window-function", `window function ${upper} is not allowed in ${ctx.clause}`, e.span);
+  if (e.over !== undefined) {
+    return fail(
+      "misplaced-window-function",
+      `window function ${upper} is not allowed in ${ctx.clause}`,
+      e.span,
+    );
   }
-  if (isAggregateCall(e)) {
+  if (isAggregateFunction(upper) && e.name.parts.length === 1) {
     return fail(
       "misplaced-aggregate",
       `aggregate function ${upper} is not allowed in ${ctx.clause}`,
@@ -268,7 +330,9 @@ function bindFunction(e: ast.FunctionCall, ctx: ExprContext): Expr {
     return fail("not-an-aggregate", `${upper} is not an aggregate function`, e.span);
   }
   if (e.name.parts.length > 1 || !isScalarFunction(name)) {
-    const candidates = [...Object.keys(SCALAR_FUNCTIONS), ...Object.keys(ALIASES)].filter((n) => !(n in OPERATORS));
+    const candidates = [...Object.keys(SCALAR_FUNCTIONS), ...Object.keys(ALIASES)].filter(
+      (n) => !(n in OPERATORS),
+    );
     return fail(
       "unknown-function",
       `unknown function '${name}'`,
@@ -276,5 +340,9 @@ function bindFunction(e: ast.FunctionCall, ctx: ExprContext): Expr {
       didYouMean(upper, candidates) ?? "user-defined functions are not supported",
     );
   }
-  return callOf(name, e.args.map((a) => bindExpr(a, ctx)), e.span);
+  return callOf(
+    name,
+    e.args.map((a) => bindExpr(a, ctx)),
+    e.span,
+  );
 }

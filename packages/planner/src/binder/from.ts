@@ -131,7 +131,12 @@ export function resolveRelation(
   const object = ctx.catalog.get(parts.join(".")) ?? ctx.catalog.get(last);
   if (object === undefined) {
     const candidates = [...ctx.catalog.names(), ...ctx.ctes.keys()];
-    return fail("table-not-found", `table '${parts.join(".")}' not found`, name.span, didYouMean(last, candidates));
+    return fail(
+      "table-not-found",
+      `table '${parts.join(".")}' not found`,
+      name.span,
+      didYouMean(last, candidates),
+    );
   }
   switch (object.kind) {
     case "table": {
@@ -177,12 +182,18 @@ function bindNamedTable(
   const options: Record<string, string> = {};
   for (const h of hints) {
     if (h.name.value.toUpperCase() !== "OPTIONS") {
-      fail("unknown-hint", `unknown table hint '${h.name.value}'`, h.name.span, "supported: OPTIONS('key' = 'value')");
+      fail(
+        "unknown-hint",
+        `unknown table hint '${h.name.value}'`,
+        h.name.span,
+        "supported: OPTIONS('key' = 'value')",
+      );
     }
     for (const o of h.options) options[o.key.value] = o.value.value;
   }
   if (Object.keys(options).length > 0) {
-    if (node.kind !== "scan") fail("invalid-hint", "OPTIONS hints apply to tables, not views or WITH items", span);
+    if (node.kind !== "scan")
+      fail("invalid-hint", "OPTIONS hints apply to tables, not views or WITH items", span);
     node = { ...node, hintOptions: options };
   }
   return aliased(node, alias, r.qualifier, ctx);
@@ -200,7 +211,8 @@ function bindJoin(j: ast.Join, ctx: BindContext): Relation {
   const left = bindTableRef(j.left, ctx);
   const right = j.right;
   if (right.kind === "UnnestRef") {
-    const onTrue = j.condition?.kind === "JoinOn" && j.condition.expr.kind === "BooleanLiteral" && j.condition.expr.value;
+    const onTrue =
+      j.condition?.kind === "JoinOn" && j.condition.expr.kind === "BooleanLiteral" && j.condition.expr.value;
     if (j.joinType === "CROSS" || (j.joinType === "INNER" && (onTrue || !j.condition))) {
       return bindUnnest(left, right, false, ctx);
     }
@@ -217,7 +229,9 @@ function bindJoin(j: ast.Join, ctx: BindContext): Relation {
   const type = JOIN_TYPES[j.joinType];
   if (j.natural || j.condition?.kind === "JoinUsing") {
     const names = j.natural
-      ? left.scope.columns.filter((c) => rightRel.scope.columns.some((r) => r.name === c.name)).map((c) => c.name)
+      ? left.scope.columns
+          .filter((c) => rightRel.scope.columns.some((r) => r.name === c.name))
+          .map((c) => c.name)
       : (j.condition as ast.JoinUsing).columns.map((c) => c.value);
     const ids = j.natural ? undefined : (j.condition as ast.JoinUsing).columns;
     return bindUsingJoin(left, rightRel, type, names, ids, j, ctx);
@@ -255,7 +269,10 @@ function combine(left: Relation, right: Relation, type: JoinType): { schema: Fie
   const n = left.node.schema.length;
   const schema: Field[] = [
     ...left.node.schema.map((f) => ({ name: f.name, type: nullLeft ? withNullable(f.type, true) : f.type })),
-    ...right.node.schema.map((f) => ({ name: f.name, type: nullRight ? withNullable(f.type, true) : f.type })),
+    ...right.node.schema.map((f) => ({
+      name: f.name,
+      type: nullRight ? withNullable(f.type, true) : f.type,
+    })),
   ];
   const columns: ScopeColumn[] = [
     ...left.scope.columns.map((c) => ({ ...c, type: schema[c.index]!.type })),
@@ -305,8 +322,10 @@ function bindUsingJoin(
     const span = ids?.[i]?.span ?? j.span;
     const find = (rel: Relation, side: string) => {
       const cs = rel.scope.columns.filter((c) => c.name === name && !c.hiddenUnqualified);
-      if (cs.length === 0) fail("column-not-found", `column '${name}' not found in the ${side} side of the join`, span);
-      if (cs.length > 1) fail("ambiguous-column", `column '${name}' is ambiguous in the ${side} side of the join`, span);
+      if (cs.length === 0)
+        fail("column-not-found", `column '${name}' not found in the ${side} side of the join`, span);
+      if (cs.length > 1)
+        fail("ambiguous-column", `column '${name}' is ambiguous in the ${side} side of the join`, span);
       return cs[0]!;
     };
     return { name, l: find(left, "left"), r: find(right, "right"), span };
@@ -314,11 +333,15 @@ function bindUsingJoin(
   const conjuncts = pairs.map((p) =>
     callOf(
       "=",
-      [E.input(p.l.index, combined.schema[p.l.index]!.type), E.input(p.r.index + n, combined.schema[p.r.index + n]!.type)],
+      [
+        E.input(p.l.index, combined.schema[p.l.index]!.type),
+        E.input(p.r.index + n, combined.schema[p.r.index + n]!.type),
+      ],
       p.span,
     ),
   );
-  const condition = conjuncts.length === 0 ? null : conjuncts.length === 1 ? conjuncts[0]! : callOf("AND", conjuncts, j.span);
+  const condition =
+    conjuncts.length === 0 ? null : conjuncts.length === 1 ? conjuncts[0]! : callOf("AND", conjuncts, j.span);
   const join: LogicalJoin = {
     kind: "join",
     joinType: type,
@@ -403,7 +426,11 @@ function bindTemporalJoin(j: ast.Join, left: Relation, right: ast.NamedTable, ct
   const type = JOIN_TYPES[j.joinType];
   const combined = combine(left, rightRel, type);
   if (j.condition?.kind !== "JoinOn") {
-    fail("missing-join-condition", "a temporal join needs an ON condition with an equality on the key", j.span);
+    fail(
+      "missing-join-condition",
+      "a temporal join needs an ON condition with an equality on the key",
+      j.span,
+    );
   }
   const condition = bindExpr(j.condition.expr, { scope: combined.scope, clause: "ON" });
   requireBoolean(condition, "the JOIN condition", j.condition.expr.span);
@@ -443,17 +470,40 @@ function unnestColumns(t: DataType, span: ast.Span): Field[] {
   }
 }
 
-export function bindUnnest(input: Relation, ref: ast.UnnestRef, leftOuter: boolean, ctx: BindContext): Relation {
+export function bindUnnest(
+  input: Relation,
+  ref: ast.UnnestRef,
+  leftOuter: boolean,
+  ctx: BindContext,
+): Relation {
   if (ref.args.length !== 1) {
-    fail("unsupported", `UNNEST of ${ref.args.length} collections is not supported; unnest one at a time`, ref.span);
+    fail(
+      "unsupported",
+      `UNNEST of ${ref.args.length} collections is not supported; unnest one at a time`,
+      ref.span,
+    );
   }
   const array = bindExpr(ref.args[0]!, { scope: input.scope, clause: "UNNEST" });
   const cols = unnestColumns(array.type, ref.args[0]!.span);
   if (ref.withOrdinality) cols.push({ name: "ORDINALITY", type: T.int(false) });
   const n = input.node.schema.length;
-  const elementCols = cols.map((c) => ({ name: c.name, type: leftOuter ? withNullable(c.type, true) : c.type }));
+  let names = cols.map((c) => c.name);
+  if (ref.alias && ref.alias.columns.length > 0) {
+    if (ref.alias.columns.length !== cols.length) {
+      fail(
+        "alias-column-count",
+        `the alias '${ref.alias.name.value}' lists ${ref.alias.columns.length} columns, but UNNEST returns ${cols.length}`,
+        ref.alias.span,
+      );
+    }
+    names = ref.alias.columns.map((c) => c.value);
+  }
+  const elementCols = cols.map((c, i) => ({
+    name: names[i]!,
+    type: leftOuter ? withNullable(c.type, true) : c.type,
+  }));
   const schema: Field[] = [...input.node.schema, ...elementCols];
-  let node: LogicalNode = {
+  const node: LogicalUnnest = {
     kind: "unnest",
     input: input.node,
     array,
@@ -461,19 +511,7 @@ export function bindUnnest(input: Relation, ref: ast.UnnestRef, leftOuter: boole
     leftOuter,
     schema,
     ...spanOf(ref.span),
-  } satisfies LogicalUnnest;
-  let names = elementCols.map((c) => c.name);
-  if (ref.alias && ref.alias.columns.length > 0) {
-    if (ref.alias.columns.length !== elementCols.length) {
-      fail(
-        "alias-column-count",
-        `the alias '${ref.alias.name.value}' lists ${ref.alias.columns.length} columns, but UNNEST returns ${elementCols.length}`,
-        ref.alias.span,
-      );
-    }
-    names = ref.alias.columns.map((c) => c.value);
-    node = project(node, refs(schema), [...input.node.schema.map((f) => f.name), ...names]);
-  }
+  };
   const qualifier = ref.alias?.name.value ?? null;
   const columns: ScopeColumn[] = [
     ...input.scope.columns,

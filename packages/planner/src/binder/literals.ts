@@ -27,14 +27,16 @@ export function bindNumber(node: NumberLiteral, negative: boolean): Literal {
       return E.literal(safe ? Number(v) : v.toString(), T.bigint(false));
     }
     const digits = n.toString();
-    if (digits.length > 38) fail("literal-out-of-range", `numeric literal ${text} is out of range`, node.span);
+    if (digits.length > 38)
+      fail("literal-out-of-range", `numeric literal ${text} is out of range`, node.span);
     return E.literal(sign + digits, T.decimal(digits.length, 0, false));
   }
   const [intPart, fracPart] = text.split(".") as [string, string];
   const scale = fracPart.length;
   const unscaled = BigInt((intPart || "0") + fracPart).toString();
   const precision = Math.max(unscaled.length, scale, 1);
-  if (precision > 38) fail("literal-out-of-range", `numeric literal ${text} has more than 38 digits`, node.span);
+  if (precision > 38)
+    fail("literal-out-of-range", `numeric literal ${text} has more than 38 digits`, node.span);
   const intDigits = BigInt(intPart || "0").toString();
   const value = scale === 0 ? `${sign}${intDigits}` : `${sign}${intDigits}.${fracPart}`;
   return E.literal(value, T.decimal(precision, scale, false));
@@ -141,12 +143,14 @@ export function bindTypedLiteral(node: TypedLiteral): Literal {
   switch (node.type) {
     case "DATE": {
       const days = parseDate(v);
-      if (days === undefined) fail("invalid-literal", `invalid DATE literal '${node.value}'`, node.span, "use 'yyyy-MM-dd'");
+      if (days === undefined)
+        fail("invalid-literal", `invalid DATE literal '${node.value}'`, node.span, "use 'yyyy-MM-dd'");
       return E.literal(days, T.date(false));
     }
     case "TIME": {
       const t = parseTime(v);
-      if (t === undefined) fail("invalid-literal", `invalid TIME literal '${node.value}'`, node.span, "use 'HH:mm:ss'");
+      if (t === undefined)
+        fail("invalid-literal", `invalid TIME literal '${node.value}'`, node.span, "use 'HH:mm:ss'");
       return E.literal(t.ms, T.time(t.precision, false));
     }
     case "TIMESTAMP": {
@@ -154,7 +158,12 @@ export function bindTypedLiteral(node: TypedLiteral): Literal {
       const days = m ? parseDate(m[1]!) : undefined;
       const t = m?.[2] !== undefined ? parseTime(m[2]) : { ms: 0, precision: 0 };
       if (days === undefined || t === undefined) {
-        fail("invalid-literal", `invalid TIMESTAMP literal '${node.value}'`, node.span, "use 'yyyy-MM-dd HH:mm:ss[.SSS]'");
+        fail(
+          "invalid-literal",
+          `invalid TIMESTAMP literal '${node.value}'`,
+          node.span,
+          "use 'yyyy-MM-dd HH:mm:ss[.SSS]'",
+        );
       }
       return E.literal(days * 86_400_000 + t.ms, T.timestamp(t.precision, false));
     }
@@ -173,7 +182,8 @@ function parseDate(s: string): number | undefined {
   const d = Number(m[3]);
   const ms = Date.UTC(y, mo - 1, d);
   const back = new Date(ms);
-  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return undefined;
+  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d)
+    return undefined;
   return ms / 86_400_000;
 }
 

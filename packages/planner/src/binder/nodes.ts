@@ -6,7 +6,12 @@ import type { Field } from "../physical.js";
 import { toSourceSpan } from "./errors.js";
 
 /** A projection; returns `input` itself when the projection is the identity with the same names. */
-export function project(input: LogicalNode, exprs: readonly Expr[], names: readonly string[], span?: Span): LogicalNode {
+export function project(
+  input: LogicalNode,
+  exprs: readonly Expr[],
+  names: readonly string[],
+  span?: Span,
+): LogicalNode {
   const identity =
     exprs.length === input.schema.length &&
     exprs.every((e, i) => e.kind === "input" && e.index === i && names[i] === input.schema[i]!.name);

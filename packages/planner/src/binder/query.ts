@@ -1,8 +1,13 @@
 import type * as ast from "@weir/parser";
-import type { Expr } from "../expr.js";
-import { E } from "../expr.js";
 import { commonType } from "../functions/typeRules.js";
-import type { LogicalAggregate, LogicalNode, LogicalSetOp, LogicalSort, LogicalUnion, LogicalValues } from "../logical.js";
+import type {
+  LogicalAggregate,
+  LogicalNode,
+  LogicalSetOp,
+  LogicalSort,
+  LogicalUnion,
+  LogicalValues,
+} from "../logical.js";
 import type { Field, SortKey } from "../physical.js";
 import { formatType, T } from "../types.js";
 import type { BindContext, CteDefinition } from "./context.js";
@@ -82,7 +87,8 @@ function outputSortKey(item: ast.OrderItem, schema: readonly Field[]): SortKey {
   const e = item.expr;
   if (e.kind === "NumberLiteral" && /^\d+$/.test(e.text)) {
     const n = Number(e.text);
-    if (n < 1 || n > schema.length) fail("invalid-order-by", `ORDER BY position ${n} is not in the select list`, e.span);
+    if (n < 1 || n > schema.length)
+      fail("invalid-order-by", `ORDER BY position ${n} is not in the select list`, e.span);
     return sortKey(n - 1, item);
   }
   const bound = bindExpr(e, { scope: Scope.of(schema, null), clause: "ORDER BY" });
@@ -120,7 +126,11 @@ function bindValues(v: ast.Values, _ctx: BindContext): LogicalNode {
   const width = rows[0]!.length;
   rows.forEach((r, i) => {
     if (r.length !== width) {
-      fail("values-arity", `VALUES rows must have the same number of values: row 1 has ${width}, row ${i + 1} has ${r.length}`, v.rows[i]!.span);
+      fail(
+        "values-arity",
+        `VALUES rows must have the same number of values: row 1 has ${width}, row ${i + 1} has ${r.length}`,
+        v.rows[i]!.span,
+      );
     }
   });
   const types = Array.from({ length: width }, (_, c) => {
@@ -206,6 +216,3 @@ export function distinct(input: LogicalNode, span: ast.Span): LogicalNode {
   };
   return node;
 }
-
-export type { Expr };
-export { E };

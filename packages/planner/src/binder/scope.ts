@@ -41,7 +41,8 @@ export class Scope {
 
   qualifiers(): string[] {
     const out: string[] = [];
-    for (const c of this.columns) if (c.qualifier !== null && !out.includes(c.qualifier)) out.push(c.qualifier);
+    for (const c of this.columns)
+      if (c.qualifier !== null && !out.includes(c.qualifier)) out.push(c.qualifier);
     return out;
   }
 

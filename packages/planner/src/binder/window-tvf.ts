@@ -39,9 +39,17 @@ export function windowColumns(time: DataType): Field[] {
 export function intervalMillis(e: ast.Expr, what: string): number {
   const bound = bindExpr(e, { scope: new Scope([]), clause: what });
   if (bound.type.kind === "INTERVAL_YEAR_MONTH") {
-    fail("invalid-window", `${what} must be a day-time interval; year-month intervals are not supported for windows`, e.span);
+    fail(
+      "invalid-window",
+      `${what} must be a day-time interval; year-month intervals are not supported for windows`,
+      e.span,
+    );
   }
-  if (bound.kind !== "literal" || bound.type.kind !== "INTERVAL_DAY_TIME" || typeof bound.value !== "number") {
+  if (
+    bound.kind !== "literal" ||
+    bound.type.kind !== "INTERVAL_DAY_TIME" ||
+    typeof bound.value !== "number"
+  ) {
     fail("invalid-window", `${what} must be a constant interval such as INTERVAL '10' MINUTE`, e.span);
   }
   return bound.value;
@@ -50,7 +58,10 @@ export function intervalMillis(e: ast.Expr, what: string): number {
 /** `TABLE(TUMBLE|HOP|CUMULATE|SESSION(TABLE t, DESCRIPTOR(col), ...))`. */
 export function bindWindowTvf(ref: ast.TableFunctionRef, ctx: BindContext): Relation {
   const call = ref.call;
-  const fn = call.name.parts.map((p) => p.value).join(".").toUpperCase();
+  const fn = call.name.parts
+    .map((p) => p.value)
+    .join(".")
+    .toUpperCase();
   const params = PARAMS[fn];
   if (params === undefined) {
     return fail(
@@ -77,7 +88,8 @@ export function bindWindowTvf(ref: ast.TableFunctionRef, ctx: BindContext): Rela
       }
     } else {
       if (named) fail("invalid-window", "positional arguments must come before named ones", a.span);
-      if (i >= params.length) fail("invalid-window", `${fn} takes at most ${params.length} arguments`, a.span);
+      if (i >= params.length)
+        fail("invalid-window", `${fn} takes at most ${params.length} arguments`, a.span);
       p = params[i]!;
     }
     if (args.has(p)) fail("invalid-window", `parameter ${p} is given twice`, a.span);
@@ -96,7 +108,11 @@ export function bindWindowTvf(ref: ast.TableFunctionRef, ctx: BindContext): Rela
   const inputScope = Scope.of(input.node.schema, input.qualifier);
   const timecol = args.get("TIMECOL")!.value;
   if (timecol.kind !== "DescriptorArg" || timecol.columns.length !== 1) {
-    return fail("invalid-window", `the TIMECOL argument of ${fn} must be DESCRIPTOR(column)`, args.get("TIMECOL")!.span);
+    return fail(
+      "invalid-window",
+      `the TIMECOL argument of ${fn} must be DESCRIPTOR(column)`,
+      args.get("TIMECOL")!.span,
+    );
   }
   const timeId = timecol.columns[0]!;
   const timeColumn = inputScope.resolve([timeId], timeId.span).column;
@@ -127,7 +143,11 @@ export function bindWindowTvf(ref: ast.TableFunctionRef, ctx: BindContext): Rela
       const size = ms("SIZE");
       const slide = ms("SLIDE");
       if (size % slide !== 0) {
-        fail("invalid-window", `HOP size (${size} ms) must be an integral multiple of the slide (${slide} ms)`, call.span);
+        fail(
+          "invalid-window",
+          `HOP size (${size} ms) must be an integral multiple of the slide (${slide} ms)`,
+          call.span,
+        );
       }
       window = { kind: "hop", size, slide, offset };
       break;
@@ -159,7 +179,9 @@ export function bindWindowTvf(ref: ast.TableFunctionRef, ctx: BindContext): Rela
     fail("invalid-window", `only SESSION windows take PARTITION BY`, data.span);
   }
   const schema: Field[] = [
-    ...input.node.schema.map((f, i) => (i === timeColumn.index ? { name: f.name, type: materialize(f.type) } : f)),
+    ...input.node.schema.map((f, i) =>
+      i === timeColumn.index ? { name: f.name, type: materialize(f.type) } : f,
+    ),
     ...windowColumns(timeColumn.type),
   ];
   const node: LogicalWindowTableFunction = {

@@ -165,7 +165,7 @@ export class Catalog {
 }
 
 /** DESCRIBE rows of a table or view. */
-export function describe(object: CatalogObject): DescribeRow[] {
+export function describeRows(object: CatalogObject): DescribeRow[] {
   if (object.kind !== "table") {
     return object.schema.map((f) => ({
       name: f.name,

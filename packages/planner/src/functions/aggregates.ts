@@ -19,7 +19,11 @@ function sumType(t: DataType): DataType {
   return withNullable(t, true);
 }
 
-function numericArg(name: string, args: readonly DataType[], result: (t: DataType) => DataType): CallInference {
+function numericArg(
+  name: string,
+  args: readonly DataType[],
+  result: (t: DataType) => DataType,
+): CallInference {
   if (args.length !== 1) return { error: `${name} expects 1 argument, got ${args.length}` };
   const t = args[0].kind === "NULL" ? T.int() : materialize(args[0]);
   if (!isNumeric(t)) return { error: `${name} expects a numeric argument, got ${typeName(t)}` };
@@ -37,7 +41,11 @@ function anyArg(name: string, args: readonly DataType[], result: (t: DataType) =
  * DISTINCT never changes the type. Every aggregate but COUNT and COLLECT is nullable: an empty
  * group (or one of only NULLs) gives NULL.
  */
-export function inferAggregate(name: string, argTypes: readonly DataType[], _distinct: boolean): CallInference {
+export function inferAggregate(
+  name: string,
+  argTypes: readonly DataType[],
+  _distinct: boolean,
+): CallInference {
   switch (name.toUpperCase()) {
     case "COUNT":
       return { type: T.bigint(false), argTypes: argTypes.map(materialize) };

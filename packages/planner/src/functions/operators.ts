@@ -134,13 +134,18 @@ function multiComparison(op: string, arity?: number): Infer {
     }
     let t: DataType | undefined = args[0].kind === "NULL" ? T.null() : materialize(args[0]);
     for (let i = 1; i < args.length && t !== undefined; i++) t = comparisonType(t, args[i]);
-    if (t === undefined) return { error: `${op}: operands have no common type (${args.map(typeName).join(", ")})` };
+    if (t === undefined)
+      return { error: `${op}: operands have no common type (${args.map(typeName).join(", ")})` };
     if (t.kind === "NULL") t = T.int();
     return { type: T.boolean(args.some(isNullable)), argTypes: castTo(t, args) };
   };
 }
 
-const booleanTest = sig("IS TRUE", { params: [P.boolean], result: () => T.boolean(false), nullability: "never" });
+const booleanTest = sig("IS TRUE", {
+  params: [P.boolean],
+  result: () => T.boolean(false),
+  nullability: "never",
+});
 
 export const OPERATORS: Record<string, Infer> = {
   "+": arithmetic("+"),
@@ -163,7 +168,11 @@ export const OPERATORS: Record<string, Infer> = {
   OR: sig("OR", { params: [P.boolean, P.boolean], variadic: true, result: (_, n) => T.boolean(n) }),
   NOT: sig("NOT", { params: [P.boolean], result: (_, n) => T.boolean(n) }),
   "IS NULL": sig("IS NULL", { params: [P.any], result: () => T.boolean(false), nullability: "never" }),
-  "IS NOT NULL": sig("IS NOT NULL", { params: [P.any], result: () => T.boolean(false), nullability: "never" }),
+  "IS NOT NULL": sig("IS NOT NULL", {
+    params: [P.any],
+    result: () => T.boolean(false),
+    nullability: "never",
+  }),
   "IS TRUE": booleanTest,
   "IS NOT TRUE": booleanTest,
   "IS FALSE": booleanTest,

@@ -16,12 +16,21 @@ function doubleFn(name: string, arity = 1): Infer {
   return sig(name, { params: Array(arity).fill(P.double), result: D });
 }
 
-/** ROUND/TRUNCATE: a DECIMAL result follows Flink's rounding type; other numerics keep their type. */
+/**
+ * ROUND/TRUNCATE: other numerics keep their type. ROUND(DECIMAL(p,s)) is Flink's rounding type
+ * DECIMAL(p-s+1, 0); with a digits argument, whose value inference cannot see, the result is
+ * DECIMAL(p+1, s) (Flink narrows the scale to the literal digits; Weir keeps s, the value is the same).
+ */
 function rounding(name: string): Infer {
   return sig(name, {
     params: [P.numeric, P.integer],
     optional: 1,
-    result: ([x], n) => (x.kind === "DECIMAL" ? decimalRoundType(x, 0, n) : withNullable(x, n)),
+    result: (args, n) => {
+      const x = args[0];
+      if (x.kind !== "DECIMAL") return withNullable(x, n);
+      if (args.length === 1) return decimalRoundType(x, 0, n);
+      return T.decimal(Math.min(38, x.precision + 1), x.scale, n);
+    },
   });
 }
 
@@ -38,9 +47,11 @@ function floorCeil(name: string): Infer {
 /** Variadic functions over the common type of their arguments. */
 function commonOf(name: string, nullable: (args: readonly DataType[]) => boolean, min = 1): Infer {
   return (args) => {
-    if (args.length < min) return { error: `${name} expects at least ${min} argument(s), got ${args.length}` };
+    if (args.length < min)
+      return { error: `${name} expects at least ${min} argument(s), got ${args.length}` };
     let t = commonType(args);
-    if (t === undefined) return { error: `${name}: arguments have no common type (${args.map(typeName).join(", ")})` };
+    if (t === undefined)
+      return { error: `${name}: arguments have no common type (${args.map(typeName).join(", ")})` };
     if (t.kind === "NULL") t = T.int();
     return {
       type: withNullable(t, nullable(args)),
@@ -51,7 +62,8 @@ function commonOf(name: string, nullable: (args: readonly DataType[]) => boolean
 
 const ifFn: Infer = (args) => {
   if (args.length !== 3) return { error: `IF expects 3 arguments, got ${args.length}` };
-  if (args[0].kind !== "BOOLEAN" && args[0].kind !== "NULL") return { error: "IF: condition must be BOOLEAN" };
+  if (args[0].kind !== "BOOLEAN" && args[0].kind !== "NULL")
+    return { error: "IF: condition must be BOOLEAN" };
   const branches = commonOf("IF", (a) => a.some(isNullable))(args.slice(1));
   if ("error" in branches) return branches;
   return { type: branches.type, argTypes: [T.boolean(isNullable(args[0])), ...branches.argTypes] };
@@ -60,7 +72,8 @@ const ifFn: Infer = (args) => {
 const nullif: Infer = (args) => {
   if (args.length !== 2) return { error: `NULLIF expects 2 arguments, got ${args.length}` };
   const t = commonType(args);
-  if (t === undefined) return { error: `NULLIF: cannot compare ${typeName(args[0])} with ${typeName(args[1])}` };
+  if (t === undefined)
+    return { error: `NULLIF: cannot compare ${typeName(args[0])} with ${typeName(args[1])}` };
   const target = t.kind === "NULL" ? T.int() : t;
   return {
     type: withNullable(target, true),
@@ -89,7 +102,8 @@ const item: Infer = (args) => {
 const arrayCtor: Infer = (args) => {
   if (args.length === 0) return { error: "ARRAY needs at least one element" };
   const e = commonType(args);
-  if (e === undefined) return { error: `ARRAY elements have no common type (${args.map(typeName).join(", ")})` };
+  if (e === undefined)
+    return { error: `ARRAY elements have no common type (${args.map(typeName).join(", ")})` };
   const element = e.kind === "NULL" ? T.int() : e;
   return {
     type: T.array(element, false),
@@ -113,7 +127,10 @@ const mapCtor: Infer = (args) => {
 };
 
 const rowCtor: Infer = (args) => {
-  const fields = args.map((t, i) => ({ name: `EXPR$${i}`, type: t.kind === "NULL" ? T.int() : materialize(t) }));
+  const fields = args.map((t, i) => ({
+    name: `EXPR$${i}`,
+    type: t.kind === "NULL" ? T.int() : materialize(t),
+  }));
   return { type: T.row(fields, false), argTypes: fields.map((f) => f.type) };
 };
 
@@ -137,7 +154,11 @@ const currentWatermark: Infer = (args) => {
   return { type: withNullable(materialize(args[0]), true), argTypes: [args[0]] };
 };
 
-const time = (kind: "TIMESTAMP" | "TIMESTAMP_LTZ", n: boolean): DataType => ({ kind, precision: 3, nullable: n });
+const time = (kind: "TIMESTAMP" | "TIMESTAMP_LTZ", n: boolean): DataType => ({
+  kind,
+  precision: 3,
+  nullable: n,
+});
 
 const toTimestampLtz: Infer = (args) => {
   if (args.length >= 1 && isNumeric(args[0])) {
@@ -204,7 +225,9 @@ export const SCALAR_FUNCTIONS: Record<string, Infer> = {
   INITCAP: sig("INITCAP", { params: [P.string], result: S }),
   REVERSE: sig("REVERSE", { params: [P.string], result: S }),
   TRIM: (args) =>
-    sig("TRIM", { params: [P.string, P.string, P.string], optional: args.length === 2 ? 1 : 0, result: S })(args),
+    sig("TRIM", { params: [P.string, P.string, P.string], optional: args.length === 2 ? 1 : 0, result: S })(
+      args,
+    ),
   LTRIM: sig("LTRIM", { params: [P.string, P.string], optional: 1, result: S }),
   RTRIM: sig("RTRIM", { params: [P.string, P.string], optional: 1, result: S }),
   SUBSTRING: sig("SUBSTRING", { params: [P.string, P.integer, P.integer], optional: 1, result: S }),
@@ -247,7 +270,11 @@ export const SCALAR_FUNCTIONS: Record<string, Infer> = {
   LEFT: sig("LEFT", { params: [P.string, P.integer], result: S }),
   RIGHT: sig("RIGHT", { params: [P.string, P.integer], result: S }),
   // time
-  DATE_FORMAT: sig("DATE_FORMAT", { params: [P.stringOrTimestamp, P.string], result: S, nullability: "always" }),
+  DATE_FORMAT: sig("DATE_FORMAT", {
+    params: [P.stringOrTimestamp, P.string],
+    result: S,
+    nullability: "always",
+  }),
   TO_TIMESTAMP: sig("TO_TIMESTAMP", {
     params: [P.string, P.string],
     optional: 1,
@@ -255,7 +282,12 @@ export const SCALAR_FUNCTIONS: Record<string, Infer> = {
     nullability: "always",
   }),
   TO_TIMESTAMP_LTZ: toTimestampLtz,
-  TO_DATE: sig("TO_DATE", { params: [P.string, P.string], optional: 1, result: (_, n) => T.date(n), nullability: "always" }),
+  TO_DATE: sig("TO_DATE", {
+    params: [P.string, P.string],
+    optional: 1,
+    result: (_, n) => T.date(n),
+    nullability: "always",
+  }),
   UNIX_TIMESTAMP: unixTimestamp,
   FROM_UNIXTIME: sig("FROM_UNIXTIME", { params: [P.numeric, P.string], optional: 1, result: S }),
   EXTRACT: extract,
@@ -269,7 +301,10 @@ export const SCALAR_FUNCTIONS: Record<string, Infer> = {
   HOUR: sig("HOUR", { params: [P.temporal], result: BI }),
   MINUTE: sig("MINUTE", { params: [P.temporal], result: BI }),
   SECOND: sig("SECOND", { params: [P.temporal], result: BI }),
-  TIMESTAMPADD: sig("TIMESTAMPADD", { params: [P.string, P.integer, P.datetime], result: (a, n) => withNullable(a[2], n) as DataType }),
+  TIMESTAMPADD: sig("TIMESTAMPADD", {
+    params: [P.string, P.integer, P.datetime],
+    result: (a, n) => withNullable(a[2], n) as DataType,
+  }),
   TIMESTAMPDIFF: sig("TIMESTAMPDIFF", { params: [P.string, P.datetime, P.datetime], result: I }),
   CURRENT_TIMESTAMP: niladic(time("TIMESTAMP_LTZ", false)),
   NOW: niladic(time("TIMESTAMP_LTZ", false)),

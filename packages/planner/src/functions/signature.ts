@@ -42,8 +42,7 @@ export const P = {
   any: { name: "ANY", accept: (t) => materialize(t) },
   timestamp: {
     name: "TIMESTAMP",
-    accept: (t) =>
-      t.kind === "NULL" ? T.timestamp(3) : isTimestamp(t) ? materialize(t) : undefined,
+    accept: (t) => (t.kind === "NULL" ? T.timestamp(3) : isTimestamp(t) ? materialize(t) : undefined),
   },
   /** DATE, TIMESTAMP or TIMESTAMP_LTZ (datetime field extraction). */
   datetime: {

@@ -164,7 +164,11 @@ export function canCast(from: DataType, to: DataType): boolean {
   if (isCharacter(to)) return true;
   if (canImplicitCast(from, to)) return true;
   const scalarFromString =
-    to.kind !== "ARRAY" && to.kind !== "MAP" && to.kind !== "MULTISET" && to.kind !== "ROW" && to.kind !== "NULL";
+    to.kind !== "ARRAY" &&
+    to.kind !== "MAP" &&
+    to.kind !== "MULTISET" &&
+    to.kind !== "ROW" &&
+    to.kind !== "NULL";
   if (isCharacter(from)) return scalarFromString;
   const numOrBool = (t: DataType) => isNumeric(t) || t.kind === "BOOLEAN";
   if (numOrBool(from) && numOrBool(to)) return true;
@@ -172,13 +176,18 @@ export function canCast(from: DataType, to: DataType): boolean {
   if (temporal(from) && temporal(to)) {
     return !((from.kind === "DATE" && to.kind === "TIME") || (from.kind === "TIME" && to.kind === "DATE"));
   }
-  if ((from.kind === "INTERVAL_DAY_TIME" || from.kind === "INTERVAL_YEAR_MONTH") && isIntegral(to)) return true;
+  if ((from.kind === "INTERVAL_DAY_TIME" || from.kind === "INTERVAL_YEAR_MONTH") && isIntegral(to))
+    return true;
   if (isIntegral(from) && (to.kind === "INTERVAL_DAY_TIME" || to.kind === "INTERVAL_YEAR_MONTH")) return true;
   if (from.kind === "ARRAY" && to.kind === "ARRAY") return canCast(from.element, to.element);
   if (from.kind === "MULTISET" && to.kind === "MULTISET") return canCast(from.element, to.element);
-  if (from.kind === "MAP" && to.kind === "MAP") return canCast(from.key, to.key) && canCast(from.value, to.value);
+  if (from.kind === "MAP" && to.kind === "MAP")
+    return canCast(from.key, to.key) && canCast(from.value, to.value);
   if (from.kind === "ROW" && to.kind === "ROW") {
-    return from.fields.length === to.fields.length && from.fields.every((f, i) => canCast(f.type, to.fields[i].type));
+    return (
+      from.fields.length === to.fields.length &&
+      from.fields.every((f, i) => canCast(f.type, to.fields[i].type))
+    );
   }
   return false;
 }

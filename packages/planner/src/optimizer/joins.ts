@@ -121,6 +121,16 @@ function timeBounds(preds: readonly Expr[], join: LogicalJoin, leftWidth: number
  * watermark), regular join (state kept for every row, by key).
  */
 export function translateJoin(t: Translator, node: LogicalJoin): PhysicalNode {
+  if (node.temporal?.kind === "event-time") {
+    throw new PlanError(
+      "event-time temporal joins (FOR SYSTEM_TIME AS OF a rowtime column) are not supported yet",
+      node.span,
+      "join on a processing-time attribute (a lookup join), or use an interval join",
+      "unsupported",
+    );
+  }
+  // A processing-time temporal (lookup) join runs as a regular join against the table's rows;
+  // see docs: unlike Flink's lookup, a dimension row that arrives later also joins earlier rows.
   const left = t.translate(node.left);
   const right = t.translate(node.right);
   const lw = left.schema.length;

@@ -194,16 +194,20 @@ export class Translator {
     let keys = [...node.groupKeys];
     if (node.groupingSets) {
       // One copy of each row per grouping set: keys outside the set become NULL, and the set's
-      // index goes into a trailing $g column that joins the group key.
+      // grouping id goes into a trailing $g column that joins the group key.
       const width = node.input.schema.length;
-      const projections = node.groupingSets.map((set, setIndex) => {
+      const n = node.groupKeys.length;
+      const projections = node.groupingSets.map((set) => {
         const inSet = new Set(set.map((p) => node.groupKeys[p]!));
+        // $g: bit (n - 1 - k) is set when group key k is not in this set (what GROUPING() reads).
+        let mask = 0;
+        for (let k = 0; k < n; k++) if (!set.includes(k)) mask += 2 ** (n - 1 - k);
         const row: Expr[] = node.input.schema.map((f, i) =>
           node.groupKeys.includes(i) && !inSet.has(i)
             ? E.literal(null, { ...f.type, nullable: true } as typeof f.type)
             : E.input(i, f.type),
         );
-        row.push(E.literal(setIndex, T.bigint(false)));
+        row.push(E.literal(mask, T.bigint(false)));
         return row;
       });
       const expand = this.b.add<ExpandNode>({
@@ -246,13 +250,11 @@ export class Translator {
     if (!node.groupingSets) return agg;
     // Physical: keys, $g, aggs → logical: keys, aggs, $g.
     const k = node.groupKeys.length;
-    const n = node.aggregates.length;
     const projections: Expr[] = [
       ...node.groupKeys.map((_, i) => E.input(i, agg.schema[i]!.type)),
       ...node.aggregates.map((_, i) => E.input(k + 1 + i, agg.schema[k + 1 + i]!.type)),
       E.input(k, agg.schema[k]!.type),
     ];
-    void n;
     return this.b.calc(
       agg,
       projections,

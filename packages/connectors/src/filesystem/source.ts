@@ -1,0 +1,203 @@
+import { readdir, stat } from "node:fs/promises";
+import { basename, isAbsolute, join, resolve } from "node:path";
+import type { DataType, Field } from "@weir/planner";
+import {
+  ChangeBatchBuilder,
+  ConnectorError,
+  type Json,
+  type Op,
+  type PollResult,
+  type Row,
+  type SourceReader,
+  type SourceReaderContext,
+} from "@weir/runtime";
+import { FormatError } from "../formats/errors.js";
+import { FormatOptions, type RecordDecoder } from "../formats/format.js";
+import { formatFactory } from "../formats/registry.js";
+import { LineReader } from "./line-reader.js";
+
+/** Per-file progress: the byte offset after the last returned line, and that line's number. */
+interface FilePosition {
+  readonly offset: number;
+  readonly line: number;
+  readonly done: boolean;
+}
+
+interface FileSplit {
+  /** The path as shown to the user (the `'path'` option joined with the file name): the split id. */
+  readonly split: string;
+  readonly absolute: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+  pos: FilePosition;
+}
+
+/** Metadata keys of the filesystem source (Flink's), with how to compute each. */
+const METADATA: Record<string, (f: FileSplit) => unknown> = {
+  "file.path": (f) => f.absolute,
+  "file.name": (f) => basename(f.absolute),
+  "file.size": (f) => f.size,
+  "file.modification-time": (f) => f.mtimeMs,
+};
+
+/**
+ * The bounded `filesystem` source. `'path'` is a file or a directory (its regular, non-hidden
+ * files, sorted by name; not recursive). Each file is a split, read one after another; the
+ * position is the byte offset per file, so a restore resumes at the exact next line.
+ */
+export class FilesystemSource implements SourceReader {
+  private files: FileSplit[] = [];
+  private current = 0;
+  private reader: LineReader | null = null;
+  private decoder!: RecordDecoder;
+  private metrics!: Map<string, number>;
+  /** For each non-computed output column: physical field index (≥ 0) or a metadata getter. */
+  private layout: (number | ((f: FileSplit) => unknown))[] = [];
+  private identity = true;
+  /** Decoded rows before metadata columns are added (only when the table has metadata columns). */
+  private readonly scratch = new ChangeBatchBuilder(4);
+
+  async open(ctx: SourceReaderContext): Promise<void> {
+    const { node } = ctx;
+    this.metrics = ctx.metrics;
+    const physical: Field[] = [];
+    node.columns.forEach((c, i) => {
+      if (c.kind === "physical") {
+        this.layout.push(physical.length);
+        physical.push({ name: c.name, type: node.schema[i].type as DataType });
+      } else if (c.kind === "metadata") {
+        const get = METADATA[c.key];
+        if (!get) {
+          throw new ConnectorError(
+            `unknown metadata key '${c.key}' for the filesystem connector (known: ${Object.keys(METADATA).join(", ")})`,
+            "user",
+          );
+        }
+        this.identity = false;
+        this.layout.push(get);
+      }
+    });
+    const format = formatFactory(node.options.format);
+    try {
+      this.decoder = format.decoder(physical, new FormatOptions(node.options, format.name));
+    } catch (e) {
+      throw e instanceof ConnectorError ? e : new ConnectorError((e as Error).message, "user");
+    }
+    const path = node.options.path;
+    if (path === undefined)
+      throw new ConnectorError("option 'path' is required for the filesystem connector", "user");
+    this.files = await listFiles(path, ctx.cwd);
+  }
+
+  async poll(maxRows: number): Promise<PollResult> {
+    const out = new ChangeBatchBuilder(Math.min(maxRows, 1024));
+    while (this.current < this.files.length) {
+      const file = this.files[this.current];
+      if (file.pos.done) {
+        this.current++;
+        continue;
+      }
+      if (this.reader === null) this.reader = new LineReader(file.absolute, file.pos.offset, file.pos.line);
+      const reader = this.reader;
+      for (;;) {
+        let line = reader.nextBuffered();
+        if (line === undefined) {
+          if (out.length > 0) break; // hand over what we have before blocking on I/O
+          await reader.fill();
+          continue;
+        }
+        if (line === null) {
+          await reader.close();
+          this.reader = null;
+          file.pos = { offset: reader.offset, line: reader.line, done: true };
+          this.current++;
+          break;
+        }
+        if (reader.line === 1 && this.decoder.skipHeader) line = "";
+        else this.decodeLine(line, file, reader.line, out);
+        file.pos = { offset: reader.offset, line: reader.line, done: false };
+        if (out.length >= maxRows) break;
+      }
+      if (out.length > 0) {
+        return { kind: "data", splits: [{ split: file.split, batch: out.finish() }] };
+      }
+    }
+    return { kind: "end" };
+  }
+
+  private decodeLine(line: string, file: FileSplit, lineNo: number, out: ChangeBatchBuilder): void {
+    const target = this.identity ? out : this.scratch;
+    try {
+      this.decoder.decode(line, target);
+    } catch (e) {
+      if (!(e instanceof FormatError)) throw e;
+      if (this.decoder.ignoreParseErrors) {
+        this.metrics.set("skippedRecords", (this.metrics.get("skippedRecords") ?? 0) + 1);
+        return;
+      }
+      throw new ConnectorError(e.message, "user", `file ${file.split} line ${lineNo}`);
+    }
+    if (this.identity || this.scratch.length === 0) return;
+    const decoded = this.scratch.finish();
+    for (let i = 0; i < decoded.length; i++)
+      out.push(decoded.ops[i] as Op, this.withMetadata(decoded.rows[i], file));
+  }
+
+  private withMetadata(decoded: Row, file: FileSplit): Row {
+    const row = new Array<unknown>(this.layout.length);
+    for (let i = 0; i < this.layout.length; i++) {
+      const l = this.layout[i];
+      row[i] = typeof l === "number" ? decoded[l] : l(file);
+    }
+    return row;
+  }
+
+  position(): Json {
+    const files: { [split: string]: Json } = {};
+    for (const f of this.files) files[f.split] = { offset: f.pos.offset, line: f.pos.line, done: f.pos.done };
+    return { files };
+  }
+
+  async restore(position: Json): Promise<void> {
+    const saved = (position as { files?: Record<string, FilePosition> } | null)?.files;
+    if (!saved || typeof saved !== "object") {
+      throw new ConnectorError("cannot restore the filesystem source: malformed position", "internal");
+    }
+    for (const f of this.files) {
+      const p = saved[f.split];
+      if (p) f.pos = { offset: p.offset, line: p.line, done: p.done };
+    }
+    this.current = 0;
+  }
+
+  async close(): Promise<void> {
+    await this.reader?.close();
+    this.reader = null;
+  }
+}
+
+async function listFiles(path: string, cwd: string): Promise<FileSplit[]> {
+  const absolute = isAbsolute(path) ? path : resolve(cwd, path);
+  let st: Awaited<ReturnType<typeof stat>>;
+  try {
+    st = await stat(absolute);
+  } catch (e) {
+    throw new ConnectorError(`cannot read '${path}': ${(e as Error).message}`, "user");
+  }
+  const start: FilePosition = { offset: 0, line: 0, done: false };
+  if (!st.isDirectory()) {
+    return [{ split: path, absolute, size: st.size, mtimeMs: st.mtimeMs, pos: start }];
+  }
+  const entries = await readdir(absolute, { withFileTypes: true });
+  const names = entries
+    .filter((e) => e.isFile() && !e.name.startsWith("."))
+    .map((e) => e.name)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const out: FileSplit[] = [];
+  for (const name of names) {
+    const abs = join(absolute, name);
+    const s = await stat(abs);
+    out.push({ split: join(path, name), absolute: abs, size: s.size, mtimeMs: s.mtimeMs, pos: start });
+  }
+  return out;
+}

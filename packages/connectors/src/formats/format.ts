@@ -1,0 +1,71 @@
+import type { Field } from "@weir/planner";
+import type { ChangeBatchBuilder, Op, Row } from "@weir/runtime";
+
+/**
+ * A line-oriented record format, compiled once per table schema (the physical columns, in
+ * order). One record is one line of text without its line terminator.
+ */
+export interface RecordDecoder {
+  /**
+   * Appends the changes `line` encodes to `out` (none for a blank or comment line, two for a
+   * Debezium update). Throws a `FormatError` for a bad record; it then appends nothing.
+   */
+  decode(line: string, out: ChangeBatchBuilder): void;
+  /** `<format>.ignore-parse-errors`: the connector skips bad records (and counts them) instead of failing. */
+  readonly ignoreParseErrors: boolean;
+  /** The first line of each file is a header to skip (`'csv.header' = 'true'`). */
+  readonly skipHeader: boolean;
+}
+
+export interface RecordEncoder {
+  /**
+   * The line (without terminator) for one change. Throws a `ConnectorError` (internal) for a
+   * change the format cannot represent and the planner should have rejected.
+   */
+  encode(op: Op, row: Row): string;
+}
+
+export interface FormatFactory {
+  readonly name: string;
+  decoder(fields: readonly Field[], options: FormatOptions): RecordDecoder;
+  encoder(fields: readonly Field[], options: FormatOptions): RecordEncoder;
+}
+
+/** A table's options, read under the format's prefix (`json.` for `'json.ignore-parse-errors'`). */
+export class FormatOptions {
+  constructor(
+    readonly all: Readonly<Record<string, string>>,
+    readonly prefix: string,
+  ) {}
+
+  get(key: string): string | undefined {
+    return this.all[`${this.prefix}.${key}`];
+  }
+
+  bool(key: string, fallback: boolean): boolean {
+    const v = this.get(key);
+    if (v === undefined) return fallback;
+    const lower = v.trim().toLowerCase();
+    if (lower === "true" || lower === "false") return lower === "true";
+    throw new Error(`option '${this.prefix}.${key}' must be 'true' or 'false', got '${v}'`);
+  }
+
+  char(key: string, fallback: string): string {
+    const v = this.get(key);
+    if (v === undefined) return fallback;
+    const unescaped = v === "\\t" ? "\t" : v;
+    if (unescaped.length !== 1) {
+      throw new Error(`option '${this.prefix}.${key}' must be a single character, got '${v}'`);
+    }
+    return unescaped;
+  }
+
+  oneOf<T extends string>(key: string, allowed: readonly T[], fallback: T): T {
+    const v = this.get(key);
+    if (v === undefined) return fallback;
+    const hit = allowed.find((a) => a.toLowerCase() === v.trim().toLowerCase());
+    if (!hit)
+      throw new Error(`option '${this.prefix}.${key}' must be one of ${allowed.join(", ")}, got '${v}'`);
+    return hit;
+  }
+}

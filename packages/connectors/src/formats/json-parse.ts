@@ -1,0 +1,158 @@
+import { FormatError } from "./errors.js";
+
+/**
+ * A JSON number kept as its source text, so that DECIMAL columns read it exactly. Only the
+ * exact parser produces these; `JSON.parse` gives doubles.
+ */
+export class JsonNumber {
+  constructor(readonly text: string) {}
+  toNumber(): number {
+    return Number(this.text);
+  }
+}
+
+/**
+ * Parses one JSON text like `JSON.parse`, except that every number becomes a {@link JsonNumber}.
+ * Used instead of `JSON.parse` only for schemas with a DECIMAL column (Node 20's `JSON.parse`
+ * reviver has no `context.source`).
+ */
+export function parseJsonExact(text: string): unknown {
+  const p = new ExactParser(text);
+  p.space();
+  const v = p.value();
+  p.space();
+  if (p.pos < text.length) p.fail("unexpected text after the JSON value");
+  return v;
+}
+
+const NUMBER_RE = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+class ExactParser {
+  pos = 0;
+  constructor(private readonly s: string) {}
+
+  fail(message: string): never {
+    throw new FormatError(`malformed JSON at column ${this.pos + 1}: ${message}`);
+  }
+
+  space(): void {
+    const s = this.s;
+    for (;;) {
+      const c = s.charCodeAt(this.pos);
+      if (c === 32 || c === 9 || c === 10 || c === 13) this.pos++;
+      else return;
+    }
+  }
+
+  value(): unknown {
+    const s = this.s;
+    const c = s[this.pos];
+    switch (c) {
+      case "{":
+        return this.object();
+      case "[":
+        return this.array();
+      case '"':
+        return this.string();
+      case "t":
+        return this.word("true", true);
+      case "f":
+        return this.word("false", false);
+      case "n":
+        return this.word("null", null);
+      default: {
+        NUMBER_RE.lastIndex = this.pos;
+        const m = NUMBER_RE.exec(s);
+        if (!m) this.fail(c === undefined ? "unexpected end of input" : `unexpected '${c}'`);
+        this.pos += m[0].length;
+        return new JsonNumber(m[0]);
+      }
+    }
+  }
+
+  private word<T>(w: string, v: T): T {
+    if (!this.s.startsWith(w, this.pos)) this.fail("unexpected token");
+    this.pos += w.length;
+    return v;
+  }
+
+  private object(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    this.pos++;
+    this.space();
+    if (this.s[this.pos] === "}") {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      this.space();
+      if (this.s[this.pos] !== '"') this.fail("expected a string key");
+      const key = this.string();
+      this.space();
+      if (this.s[this.pos] !== ":") this.fail("expected ':'");
+      this.pos++;
+      this.space();
+      out[key] = this.value();
+      this.space();
+      const c = this.s[this.pos++];
+      if (c === "}") return out;
+      if (c !== ",") {
+        this.pos--;
+        this.fail("expected ',' or '}'");
+      }
+    }
+  }
+
+  private array(): unknown[] {
+    const out: unknown[] = [];
+    this.pos++;
+    this.space();
+    if (this.s[this.pos] === "]") {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      this.space();
+      out.push(this.value());
+      this.space();
+      const c = this.s[this.pos++];
+      if (c === "]") return out;
+      if (c !== ",") {
+        this.pos--;
+        this.fail("expected ',' or ']'");
+      }
+    }
+  }
+
+  private string(): string {
+    const s = this.s;
+    const start = this.pos;
+    let end = start + 1;
+    let escaped = false;
+    for (;;) {
+      const c = s.charCodeAt(end);
+      if (Number.isNaN(c)) {
+        this.pos = end;
+        this.fail("unterminated string");
+      }
+      if (c === 34) break;
+      if (c === 92) {
+        escaped = true;
+        end++;
+      } else if (c < 32) {
+        this.pos = end;
+        this.fail("control character in string");
+      }
+      end++;
+    }
+    this.pos = end + 1;
+    const raw = s.slice(start, end + 1);
+    if (!escaped) return raw.slice(1, -1);
+    try {
+      return JSON.parse(raw) as string;
+    } catch {
+      this.pos = start;
+      return this.fail("invalid escape in string");
+    }
+  }
+}

@@ -1,0 +1,307 @@
+import type { DataType, Field } from "@weir/planner";
+import { formatType } from "@weir/planner";
+import { formatDecimal, parseDecimal } from "./decimal.js";
+import { FormatError } from "./errors.js";
+import { JsonNumber } from "./json-parse.js";
+import { formatDate, formatTime, formatTimestamp, parseDate, parseTime, parseTimestamp } from "./temporal.js";
+
+/**
+ * Per-type converters between Weir values and Flink's JSON representation, compiled once per
+ * schema. Encoders write JSON text directly (so DECIMAL keeps its scale: `12.30`); decoders take
+ * what `JSON.parse` or the exact parser produced.
+ */
+
+export type TimestampStandard = "SQL" | "ISO-8601";
+
+export interface JsonValueOptions {
+  readonly timestampStandard: TimestampStandard;
+  /** A field missing from an object is an error instead of NULL. */
+  readonly failOnMissingField: boolean;
+}
+
+export type JsonEncoder = (value: unknown) => string;
+export type JsonDecoder = (json: unknown) => unknown;
+
+export function typeHasDecimal(t: DataType): boolean {
+  switch (t.kind) {
+    case "DECIMAL":
+      return true;
+    case "ARRAY":
+    case "MULTISET":
+      return typeHasDecimal(t.element);
+    case "MAP":
+      return typeHasDecimal(t.key) || typeHasDecimal(t.value);
+    case "ROW":
+      return t.fields.some((f) => typeHasDecimal(f.type));
+    default:
+      return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+export function compileRowEncoder(
+  fields: readonly Field[],
+  o: JsonValueOptions,
+): (row: readonly unknown[]) => string {
+  const names = fields.map((f) => `${JSON.stringify(f.name)}:`);
+  const encs = fields.map((f) => compileEncoder(f.type, o));
+  const n = fields.length;
+  return (row) => {
+    let s = "{";
+    for (let i = 0; i < n; i++) {
+      const v = row[i];
+      s += (i === 0 ? "" : ",") + names[i] + (v === null || v === undefined ? "null" : encs[i](v));
+    }
+    return `${s}}`;
+  };
+}
+
+function nullable(enc: JsonEncoder): JsonEncoder {
+  return (v) => (v === null || v === undefined ? "null" : enc(v));
+}
+
+export function compileEncoder(t: DataType, o: JsonValueOptions): JsonEncoder {
+  const iso = o.timestampStandard === "ISO-8601";
+  switch (t.kind) {
+    case "BOOLEAN":
+      return (v) => (v ? "true" : "false");
+    case "TINYINT":
+    case "SMALLINT":
+    case "INT":
+    case "BIGINT":
+    case "INTERVAL_DAY_TIME":
+    case "INTERVAL_YEAR_MONTH":
+      return (v) => String(v);
+    case "FLOAT":
+    case "DOUBLE":
+      // JSON has no NaN/Infinity; Jackson (Flink) writes them as strings.
+      return (v) => (Number.isFinite(v as number) ? String(v) : `"${String(v)}"`);
+    case "DECIMAL": {
+      const scale = t.scale;
+      return (v) => formatDecimal(v as bigint, scale);
+    }
+    case "CHAR":
+    case "VARCHAR":
+      return (v) => JSON.stringify(v);
+    case "BINARY":
+    case "VARBINARY":
+      return (v) => `"${Buffer.from(v as Uint8Array).toString("base64")}"`;
+    case "DATE":
+      return (v) => `"${formatDate(v as number)}"`;
+    case "TIME":
+      return (v) => `"${formatTime(v as number, Math.min(t.precision, 3))}"`;
+    case "TIMESTAMP":
+      return (v) => `"${formatTimestamp(v as number, iso ? "T" : " ")}"`;
+    case "TIMESTAMP_LTZ":
+      return (v) => `"${formatTimestamp(v as number, iso ? "T" : " ")}Z"`;
+    case "ARRAY": {
+      const el = nullable(compileEncoder(t.element, o));
+      return (v) => `[${(v as unknown[]).map(el).join(",")}]`;
+    }
+    case "MAP":
+    case "MULTISET": {
+      const key = compileEncoder(t.kind === "MAP" ? t.key : t.element, o);
+      const val = t.kind === "MAP" ? nullable(compileEncoder(t.value, o)) : (c: unknown) => String(c);
+      return (v) => {
+        const parts: string[] = [];
+        for (const [k, x] of v as Map<unknown, unknown>) {
+          const kt = key(k);
+          parts.push(`${kt.startsWith('"') ? kt : JSON.stringify(kt)}:${val(x)}`);
+        }
+        return `{${parts.join(",")}}`;
+      };
+    }
+    case "ROW":
+      return compileRowEncoder(t.fields, o) as JsonEncoder;
+    case "NULL":
+      return () => "null";
+    default: {
+      const _exhaustive: never = t;
+      return _exhaustive;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+function describe(json: unknown): string {
+  if (json instanceof JsonNumber) return json.text;
+  const s = JSON.stringify(json);
+  return s.length > 40 ? `${s.slice(0, 40)}...` : s;
+}
+
+function mismatch(t: DataType, json: unknown): never {
+  throw new FormatError(`cannot read ${describe(json)} as ${formatType(t)}`);
+}
+
+function numberOf(t: DataType, json: unknown): number {
+  if (typeof json === "number") return json;
+  if (json instanceof JsonNumber) return json.toNumber();
+  if (typeof json === "string" && json.trim() !== "") {
+    const n = Number(json.trim());
+    if (!Number.isNaN(n) || json.trim() === "NaN") return n;
+  }
+  return mismatch(t, json);
+}
+
+const INT_RANGES = {
+  TINYINT: [-128, 127],
+  SMALLINT: [-32768, 32767],
+  INT: [-2147483648, 2147483647],
+  BIGINT: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+} as const;
+
+function integer(t: DataType & { kind: keyof typeof INT_RANGES }): JsonDecoder {
+  const [lo, hi] = INT_RANGES[t.kind];
+  return (json) => {
+    const n = numberOf(t, json);
+    if (!Number.isInteger(n)) mismatch(t, json);
+    if (n < lo || n > hi) {
+      const extra = t.kind === "BIGINT" ? " (Weir's BIGINT is exact only within ±2^53 − 1)" : "";
+      throw new FormatError(`${describe(json)} is out of range for ${t.kind}${extra}`);
+    }
+    return n;
+  };
+}
+
+function text(t: DataType, json: unknown): string {
+  if (typeof json === "string") return json;
+  return mismatch(t, json);
+}
+
+export function compileRowDecoder(
+  fields: readonly Field[],
+  o: JsonValueOptions,
+): (json: unknown) => unknown[] {
+  const names = fields.map((f) => f.name);
+  const decs = fields.map((f) => nullableDecoder(compileDecoder(f.type, o)));
+  const n = fields.length;
+  const failOnMissing = o.failOnMissingField;
+  return (json) => {
+    if (json === null || typeof json !== "object" || Array.isArray(json) || json instanceof JsonNumber) {
+      throw new FormatError(`expected a JSON object, got ${describe(json)}`);
+    }
+    const obj = json as Record<string, unknown>;
+    const row = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) {
+      const v = obj[names[i]];
+      if (v === undefined) {
+        if (failOnMissing) throw new FormatError(`field '${names[i]}' is missing`);
+        row[i] = null;
+        continue;
+      }
+      try {
+        row[i] = decs[i](v);
+      } catch (e) {
+        if (e instanceof FormatError) throw new FormatError(`field '${names[i]}': ${e.message}`);
+        throw e;
+      }
+    }
+    return row;
+  };
+}
+
+function nullableDecoder(dec: JsonDecoder): JsonDecoder {
+  return (json) => (json === null ? null : dec(json));
+}
+
+export function compileDecoder(t: DataType, o: JsonValueOptions): JsonDecoder {
+  switch (t.kind) {
+    case "BOOLEAN":
+      return (json) => {
+        if (typeof json === "boolean") return json;
+        if (json === "true" || json === "false") return json === "true";
+        return mismatch(t, json);
+      };
+    case "TINYINT":
+    case "SMALLINT":
+    case "INT":
+    case "BIGINT":
+      return integer(t as DataType & { kind: keyof typeof INT_RANGES });
+    case "INTERVAL_DAY_TIME":
+    case "INTERVAL_YEAR_MONTH":
+      return (json) => {
+        const n = numberOf(t, json);
+        return Number.isSafeInteger(n) ? n : mismatch(t, json);
+      };
+    case "FLOAT":
+      return (json) => Math.fround(numberOf(t, json));
+    case "DOUBLE":
+      return (json) => numberOf(t, json);
+    case "DECIMAL": {
+      const { precision, scale } = t;
+      return (json) => {
+        let src: string;
+        if (json instanceof JsonNumber) src = json.text;
+        else if (typeof json === "string") src = json;
+        else if (typeof json === "number") src = String(json);
+        else return mismatch(t, json);
+        return parseDecimal(src, precision, scale);
+      };
+    }
+    case "CHAR":
+    case "VARCHAR":
+      // Flink reads a non-string node as its JSON text.
+      return (json) => {
+        if (typeof json === "string") return json;
+        if (json instanceof JsonNumber) return json.text;
+        return JSON.stringify(json, (_k, v) => (v instanceof JsonNumber ? Number(v.text) : v));
+      };
+    case "BINARY":
+    case "VARBINARY":
+      return (json) => {
+        const s = text(t, json);
+        if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s)) throw new FormatError(`invalid base64 ${describe(json)}`);
+        return new Uint8Array(Buffer.from(s, "base64"));
+      };
+    case "DATE":
+      return (json) => parseDate(text(t, json));
+    case "TIME":
+      return (json) => parseTime(text(t, json));
+    case "TIMESTAMP":
+      return (json) => parseTimestamp(text(t, json), "forbidden");
+    case "TIMESTAMP_LTZ":
+      return (json) => parseTimestamp(text(t, json), "optional");
+    case "ARRAY": {
+      const el = nullableDecoder(compileDecoder(t.element, o));
+      return (json) => (Array.isArray(json) ? json.map(el) : mismatch(t, json));
+    }
+    case "MAP":
+    case "MULTISET": {
+      const key = compileDecoder(t.kind === "MAP" ? t.key : t.element, o);
+      const isStringKey = (t.kind === "MAP" ? t.key : t.element).kind.endsWith("CHAR");
+      const val =
+        t.kind === "MAP"
+          ? nullableDecoder(compileDecoder(t.value, o))
+          : integer({ kind: "INT", nullable: false });
+      return (json) => {
+        if (json === null || typeof json !== "object" || Array.isArray(json) || json instanceof JsonNumber) {
+          return mismatch(t, json);
+        }
+        const out = new Map<unknown, unknown>();
+        for (const [k, v] of Object.entries(json)) {
+          // Object keys are strings; a non-string key type reads the key as a JSON scalar.
+          out.set(isStringKey ? k : key(parseKey(k)), val(v));
+        }
+        return out;
+      };
+    }
+    case "ROW":
+      return compileRowDecoder(t.fields, o);
+    case "NULL":
+      return () => null;
+    default: {
+      const _exhaustive: never = t;
+      return _exhaustive;
+    }
+  }
+}
+
+function parseKey(k: string): unknown {
+  if (/^-?\d/.test(k)) return new JsonNumber(k);
+  if (k === "true" || k === "false") return k === "true";
+  return k;
+}

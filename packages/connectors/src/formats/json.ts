@@ -1,0 +1,81 @@
+import type { Field } from "@weir/planner";
+import { ConnectorError, Op } from "@weir/runtime";
+import { FormatError } from "./errors.js";
+import type { FormatFactory, FormatOptions, RecordDecoder, RecordEncoder } from "./format.js";
+import { parseJsonExact } from "./json-parse.js";
+import {
+  compileRowDecoder,
+  compileRowEncoder,
+  type JsonValueOptions,
+  type TimestampStandard,
+  typeHasDecimal,
+} from "./json-values.js";
+
+/** Reads the `<prefix>.timestamp-format.standard` and `<prefix>.fail-on-missing-field` options. */
+export function jsonValueOptions(options: FormatOptions): JsonValueOptions {
+  return {
+    timestampStandard: options.oneOf<TimestampStandard>(
+      "timestamp-format.standard",
+      ["SQL", "ISO-8601"],
+      "SQL",
+    ),
+    failOnMissingField: options.bool("fail-on-missing-field", false),
+  };
+}
+
+export function ignoreParseErrors(options: FormatOptions): boolean {
+  const ignore = options.bool("ignore-parse-errors", false);
+  if (ignore && options.bool("fail-on-missing-field", false)) {
+    throw new Error(
+      `options '${options.prefix}.fail-on-missing-field' and '${options.prefix}.ignore-parse-errors' cannot both be true`,
+    );
+  }
+  return ignore;
+}
+
+/** `JSON.parse`, or the exact parser when DECIMAL values must keep their source digits. */
+export function jsonLineParser(fields: readonly Field[]): (line: string) => unknown {
+  if (fields.some((f) => typeHasDecimal(f.type))) return parseJsonExact;
+  return (line) => {
+    try {
+      return JSON.parse(line);
+    } catch (e) {
+      throw new FormatError(`malformed JSON: ${(e as Error).message}`);
+    }
+  };
+}
+
+export function isBlank(line: string): boolean {
+  return line.trim() === "";
+}
+
+/** Flink's `json` format: one object per line, insert-only. */
+export const jsonFormat: FormatFactory = {
+  name: "json",
+  decoder(fields, options): RecordDecoder {
+    const parse = jsonLineParser(fields);
+    const toRow = compileRowDecoder(fields, jsonValueOptions(options));
+    return {
+      ignoreParseErrors: ignoreParseErrors(options),
+      skipHeader: false,
+      decode(line, out) {
+        if (isBlank(line)) return;
+        out.push(Op.INSERT, toRow(parse(line)));
+      },
+    };
+  },
+  encoder(fields, options): RecordEncoder {
+    const toJson = compileRowEncoder(fields, jsonValueOptions(options));
+    return {
+      encode(op, row) {
+        if (op !== Op.INSERT && op !== Op.UPDATE_AFTER) {
+          throw new ConnectorError(
+            "the json format is insert-only and cannot write a retraction (the planner should have rejected this)",
+            "internal",
+          );
+        }
+        return toJson(row);
+      },
+    };
+  },
+};

@@ -1,0 +1,4 @@
+export * from "./config.js";
+export * from "./generator.js";
+export * from "./java-random.js";
+export * from "./source.js";

@@ -1,0 +1,4 @@
+export { connectPg, type PgConnect, type PgConnection, type PgParam, type PgResult } from "./client.js";
+export { type PendingKey, type ReducedChanges, UpsertReducer } from "./reduce.js";
+export { createPostgresSink, type PostgresSinkDeps, PostgresSinkWriter } from "./sink.js";
+export { createPostgresSource, type PostgresSourceDeps, PostgresSourceReader } from "./source.js";

@@ -1,0 +1,285 @@
+import type { SinkNode } from "@weir/planner";
+import { formatType } from "@weir/planner";
+import {
+  type ChangeBatch,
+  ConnectorError,
+  keyCodec,
+  Op,
+  type Row,
+  type SinkWriter,
+  type SinkWriterContext,
+} from "@weir/runtime";
+import { connectPg, isConnectionError, type PgConnect, type PgConnection, sqlState } from "./client.js";
+import { type PostgresOptions, readPostgresOptions } from "./options.js";
+import { type ReducedChanges, UpsertReducer } from "./reduce.js";
+import { type Statement, StatementBuilder } from "./statements.js";
+import { bindTable, createTableSql } from "./table.js";
+
+/** What one flush writes, in one transaction. */
+type FlushBatch =
+  | { readonly kind: "upsert"; readonly reduced: ReducedChanges }
+  | { readonly kind: "append"; readonly rows: readonly Row[] };
+
+export interface PostgresSinkDeps {
+  /** Opens connections; default: the real `pg` client with the table's connection options. */
+  readonly connect?: PgConnect;
+  /** Waits between retries (tests pass a fast one). */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+const VERSION_KINDS = new Set([
+  "TINYINT",
+  "SMALLINT",
+  "INT",
+  "BIGINT",
+  "FLOAT",
+  "DOUBLE",
+  "DECIMAL",
+  "DATE",
+  "TIME",
+  "TIMESTAMP",
+  "TIMESTAMP_LTZ",
+]);
+
+export function createPostgresSink(node: SinkNode, deps: PostgresSinkDeps = {}): SinkWriter {
+  return new PostgresSinkWriter(node, deps);
+}
+
+/**
+ * Writes a changelog into a Postgres table: upserts and deletes by primary key when the sink has
+ * one (changes reduced per key, reduce.ts), plain INSERTs otherwise.
+ *
+ * Flushes are strictly ordered: at most one transaction is in flight and later batches queue
+ * behind it; `write` never awaits (it starts a due flush and `flush()` awaits them all). A
+ * transaction that fails because the connection was lost rolled back, so it is replayed whole on
+ * a new connection, up to `sink.max-retries` times with exponential backoff. Replaying after a
+ * lost COMMIT acknowledgement is harmless in upsert mode (the writes are idempotent) and may
+ * duplicate rows in append mode (at-least-once).
+ */
+export class PostgresSinkWriter implements SinkWriter {
+  private readonly opts: PostgresOptions;
+  private readonly connect: PgConnect;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly key: readonly number[] | null;
+  private readonly version: number | null;
+  private ctx!: SinkWriterContext;
+  private conn: PgConnection | null = null;
+  private statements!: StatementBuilder;
+  private tableName: string;
+  private reducer: UpsertReducer | null = null;
+  private appendRows: Row[] = [];
+  private lastFlushAt = 0;
+  /** The tail of the flush queue; never rejects (failures land in `failure`). */
+  private chain: Promise<void> = Promise.resolve();
+  private failure: Error | null = null;
+
+  constructor(
+    private readonly node: SinkNode,
+    deps: PostgresSinkDeps,
+  ) {
+    this.opts = readPostgresOptions(node.table, node.options);
+    this.connect = deps.connect ?? connectPg(this.opts.connection);
+    this.sleep = deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.key = node.primaryKey && node.primaryKey.length > 0 ? node.primaryKey : null;
+    const t = this.opts.table;
+    this.tableName = t.schema === null ? t.name : `${t.schema}.${t.name}`;
+    const vc = this.opts.versionColumn;
+    if (vc === null) {
+      this.version = null;
+    } else {
+      const i = node.tableSchema.findIndex((f) => f.name === vc);
+      const j = i >= 0 ? i : node.tableSchema.findIndex((f) => f.name.toLowerCase() === vc.toLowerCase());
+      const where = `sink ${node.table}`;
+      if (j < 0)
+        throw new ConnectorError(
+          `'sink.version-column' = '${vc}' is not a column of the sink table`,
+          "user",
+          where,
+        );
+      if (this.key === null) {
+        throw new ConnectorError(
+          "'sink.version-column' needs a PRIMARY KEY on the sink table",
+          "user",
+          where,
+        );
+      }
+      const type = node.tableSchema[j].type;
+      if (!VERSION_KINDS.has(type.kind)) {
+        throw new ConnectorError(
+          `'sink.version-column' '${vc}' is ${formatType(type)}; a version must be a number, DECIMAL, date, time or timestamp`,
+          "user",
+          where,
+        );
+      }
+      this.version = j;
+    }
+  }
+
+  async open(ctx: SinkWriterContext): Promise<void> {
+    this.ctx = ctx;
+    let conn: PgConnection;
+    try {
+      conn = await this.connection();
+    } catch (e) {
+      throw new ConnectorError(
+        `cannot connect to Postgres for table ${this.tableName}: ${(e as Error).message}`,
+        "external",
+        `sink ${this.node.table}`,
+        true,
+      );
+    }
+    const fields = this.node.tableSchema;
+    if (this.opts.createTable) await conn.query(createTableSql(this.opts.table, fields, this.key));
+    const table = await bindTable(conn, this.opts.table, fields, this.key, true);
+    this.tableName = table.display;
+    this.statements = new StatementBuilder(table, this.key, this.version);
+    if (this.key !== null)
+      this.reducer = new UpsertReducer(
+        keyCodec(
+          this.key,
+          fields.map((f) => f.type),
+        ),
+        this.version,
+      );
+    for (const m of ["rowsUpserted", "rowsDeleted", "rowsInserted", "flushes", "retries"]) {
+      if (!ctx.metrics.has(m)) ctx.metrics.set(m, 0);
+    }
+    this.lastFlushAt = Date.now();
+  }
+
+  write(batch: ChangeBatch): void {
+    if (this.failure) throw this.failure;
+    const max = this.opts.maxRows;
+    const reducer = this.reducer;
+    for (let i = 0; i < batch.length; i++) {
+      const op = batch.ops[i] as Op;
+      const row = batch.rows[i];
+      if (reducer !== null) {
+        reducer.add(op, row);
+        // A flush never falls between a -U and its +U.
+        if (max > 0 && reducer.changes >= max && op !== Op.UPDATE_BEFORE) this.enqueue();
+      } else {
+        if (op !== Op.INSERT && op !== Op.UPDATE_AFTER) {
+          throw new ConnectorError(
+            `a ${op === Op.DELETE ? "-D" : "-U"} change reached the append-only Postgres sink ${this.tableName}, which has no primary key`,
+            "internal",
+            `sink ${this.node.table}`,
+          );
+        }
+        this.appendRows.push(row);
+        if (max > 0 && this.appendRows.length >= max) this.enqueue();
+      }
+    }
+    const interval = this.opts.intervalMs;
+    if (interval > 0 && Date.now() - this.lastFlushAt >= interval) this.enqueue();
+  }
+
+  async flush(): Promise<void> {
+    this.enqueue();
+    await this.chain;
+    if (this.failure) throw this.failure;
+  }
+
+  async close(): Promise<void> {
+    await this.chain;
+    const conn = this.conn;
+    this.conn = null;
+    if (conn) await conn.end();
+  }
+
+  /** Cuts the buffer into a batch and queues its transaction behind the ones in flight. */
+  private enqueue(): void {
+    this.lastFlushAt = Date.now();
+    let batch: FlushBatch;
+    if (this.reducer !== null) {
+      if (this.reducer.changes === 0) return;
+      batch = { kind: "upsert", reduced: this.reducer.take() };
+    } else {
+      if (this.appendRows.length === 0) return;
+      batch = { kind: "append", rows: this.appendRows };
+      this.appendRows = [];
+    }
+    this.chain = this.chain.then(async () => {
+      if (this.failure) return;
+      try {
+        await this.writeBatch(batch);
+      } catch (e) {
+        this.failure = e instanceof Error ? e : new Error(String(e));
+      }
+    });
+  }
+
+  private async writeBatch(batch: FlushBatch): Promise<void> {
+    const stmts: Statement[] =
+      batch.kind === "upsert"
+        ? [
+            ...this.statements.deletes(batch.reduced.deletes),
+            ...this.statements.upserts(batch.reduced.upserts),
+          ]
+        : this.statements.inserts(batch.rows);
+    const metrics = this.ctx.metrics;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.transaction(stmts);
+        break;
+      } catch (e) {
+        if (!isConnectionError(e)) throw this.statementError(e);
+        await this.dropConnection();
+        if (attempt >= this.opts.maxRetries) {
+          throw new ConnectorError(
+            `writing to Postgres table ${this.tableName} failed after ${attempt} ${attempt === 1 ? "retry" : "retries"}: ${(e as Error).message}`,
+            "external",
+            `sink ${this.node.table}`,
+            true,
+          );
+        }
+        metrics.set("retries", (metrics.get("retries") ?? 0) + 1);
+        await this.sleep(Math.min(5000, 100 * 2 ** attempt));
+      }
+    }
+    metrics.set("flushes", (metrics.get("flushes") ?? 0) + 1);
+    if (batch.kind === "upsert") {
+      metrics.set("rowsUpserted", (metrics.get("rowsUpserted") ?? 0) + batch.reduced.upserts.length);
+      metrics.set("rowsDeleted", (metrics.get("rowsDeleted") ?? 0) + batch.reduced.deletes.length);
+    } else {
+      metrics.set("rowsInserted", (metrics.get("rowsInserted") ?? 0) + batch.rows.length);
+    }
+  }
+
+  private async transaction(stmts: readonly Statement[]): Promise<void> {
+    const conn = await this.connection();
+    await conn.query("BEGIN");
+    try {
+      for (const s of stmts) await conn.query(s.text, s.values);
+    } catch (e) {
+      if (!isConnectionError(e)) await conn.query("ROLLBACK").catch(() => undefined);
+      throw e;
+    }
+    await conn.query("COMMIT");
+  }
+
+  private async connection(): Promise<PgConnection> {
+    if (this.conn?.broken) await this.dropConnection();
+    if (this.conn === null) this.conn = await this.connect();
+    return this.conn;
+  }
+
+  private async dropConnection(): Promise<void> {
+    const c = this.conn;
+    this.conn = null;
+    if (c) await c.end();
+  }
+
+  private statementError(e: unknown): ConnectorError {
+    if (e instanceof ConnectorError) return e;
+    const state = sqlState(e);
+    // Class 22 (data exception) and 23 (integrity constraint): the rows, not the server.
+    const user = state !== undefined && (state.startsWith("22") || state.startsWith("23"));
+    const detail = state ? ` [SQLSTATE ${state}]` : "";
+    return new ConnectorError(
+      `writing to Postgres table ${this.tableName} failed: ${(e as Error).message ?? String(e)}${detail}`,
+      user ? "user" : "external",
+      `sink ${this.node.table}`,
+    );
+  }
+}

@@ -1,0 +1,171 @@
+import type { DataType, Field } from "@weir/planner";
+import { formatType } from "@weir/planner";
+import { ConnectorError } from "@weir/runtime";
+import type { PgConnection } from "./client.js";
+import { formatQualifiedName, type QualifiedName, quoteIdent } from "./options.js";
+import { compatibleUdtNames, pgTypeOf } from "./values.js";
+
+/**
+ * The Postgres table behind a Weir table, checked against the Weir columns before any row moves:
+ * every Weir column exists (exact name, else the one case-insensitive match) with a type that
+ * holds its values exactly, and — for sinks — the table's primary key is the sink's.
+ */
+export interface BoundTable {
+  /** Quoted, schema-qualified name for SQL text. */
+  readonly sql: string;
+  /** `schema.table` for messages. */
+  readonly display: string;
+  /** Per Weir column, in Weir order. */
+  readonly columns: readonly BoundColumn[];
+  /** The table's primary key column names (Postgres spelling), in key order. */
+  readonly primaryKey: readonly string[];
+}
+
+export interface BoundColumn {
+  /** The Postgres column name, quoted for SQL text. */
+  readonly sql: string;
+  readonly name: string;
+  /** The column's base type without modifiers (`numeric`, `timestamp without time zone`), for casts. */
+  readonly castType: string;
+  readonly type: DataType;
+}
+
+interface PgColumn {
+  readonly name: string;
+  readonly udt: string;
+  readonly baseType: string;
+  readonly fullType: string;
+  readonly typmod: number;
+}
+
+/** `CREATE TABLE IF NOT EXISTS` for the sink schema (Weir → Postgres types of values.ts). */
+export function createTableSql(
+  table: QualifiedName,
+  fields: readonly Field[],
+  key: readonly number[] | null,
+): string {
+  const cols = fields.map((f, i) => {
+    const notNull = !f.type.nullable || (key?.includes(i) ?? false);
+    return `${quoteIdent(f.name)} ${pgTypeOf(f.type)}${notNull ? " NOT NULL" : ""}`;
+  });
+  if (key && key.length > 0)
+    cols.push(`PRIMARY KEY (${key.map((i) => quoteIdent(fields[i].name)).join(", ")})`);
+  return `CREATE TABLE IF NOT EXISTS ${formatQualifiedName(table)} (${cols.join(", ")})`;
+}
+
+/**
+ * Resolves and checks the table. `key` (sink column positions) is compared with the table's
+ * primary key when `checkKey` is set; a sink without a key needs a table without one.
+ */
+export async function bindTable(
+  conn: PgConnection,
+  table: QualifiedName,
+  fields: readonly Field[],
+  key: readonly number[] | null,
+  checkKey: boolean,
+): Promise<BoundTable> {
+  const qualified = formatQualifiedName(table);
+  const found = await conn.query(
+    "SELECT c.oid::text, n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)",
+    [qualified],
+  );
+  const display = table.schema === null ? table.name : `${table.schema}.${table.name}`;
+  if (found.rows.length === 0) {
+    throw new ConnectorError(`Postgres table ${display} does not exist`, "user", `table ${display}`, false);
+  }
+  const [oid, schema, name] = found.rows[0] as string[];
+  const where = `Postgres table ${schema}.${name}`;
+  const colRows = await conn.query(
+    `SELECT a.attname, t.typname, format_type(a.atttypid, NULL), format_type(a.atttypid, a.atttypmod), a.atttypmod::text
+       FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+      WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
+    [oid],
+  );
+  const pgCols: PgColumn[] = colRows.rows.map((r) => ({
+    name: r[0] as string,
+    udt: r[1] as string,
+    baseType: r[2] as string,
+    fullType: r[3] as string,
+    typmod: Number(r[4]),
+  }));
+  const pkRows = await conn.query(
+    `SELECT a.attname FROM pg_index i
+       CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
+       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+      WHERE i.indrelid = $1::oid AND i.indisprimary ORDER BY k.ord`,
+    [oid],
+  );
+  const primaryKey = pkRows.rows.map((r) => r[0] as string);
+
+  const problems: string[] = [];
+  const columns: BoundColumn[] = [];
+  for (const f of fields) {
+    const col = pgCols.find((c) => c.name === f.name) ?? uniqueCaseInsensitive(pgCols, f.name);
+    if (!col) {
+      problems.push(`has no column '${f.name}' (its columns: ${pgCols.map((c) => c.name).join(", ")})`);
+      continue;
+    }
+    const bad = typeProblem(f.type, col);
+    if (bad)
+      problems.push(
+        `column '${col.name}' is ${col.fullType}, but Weir column '${f.name}' is ${formatType(f.type)}: ${bad}`,
+      );
+    columns.push({ sql: quoteIdent(col.name), name: col.name, castType: col.baseType, type: f.type });
+  }
+  if (problems.length === 0 && checkKey) {
+    const sinkKey = (key ?? []).map((i) => columns[i].name);
+    const same = sinkKey.length === primaryKey.length && sinkKey.every((k) => primaryKey.includes(k));
+    if (!same) {
+      const theirs = primaryKey.length ? `PRIMARY KEY (${primaryKey.join(", ")})` : "no primary key";
+      const ours = sinkKey.length ? `PRIMARY KEY (${sinkKey.join(", ")})` : "no primary key";
+      problems.push(
+        `has ${theirs}, but the Weir sink table has ${ours}` +
+          (sinkKey.length === 0
+            ? " (declare the same PRIMARY KEY (...) NOT ENFORCED on the Weir table)"
+            : " (an upsert sink needs the table's primary key to be exactly the sink's key)"),
+      );
+    }
+  }
+  if (problems.length > 0) {
+    throw new ConnectorError(
+      `${where} does not match the Weir table: it ${problems.join("; it ")}`,
+      "user",
+      where,
+    );
+  }
+  return {
+    sql: `${quoteIdent(schema)}.${quoteIdent(name)}`,
+    display: `${schema}.${name}`,
+    columns,
+    primaryKey,
+  };
+}
+
+function uniqueCaseInsensitive(cols: readonly PgColumn[], name: string): PgColumn | undefined {
+  const lower = name.toLowerCase();
+  const hits = cols.filter((c) => c.name.toLowerCase() === lower);
+  return hits.length === 1 ? hits[0] : undefined;
+}
+
+/** Why a column of this Postgres type cannot carry values of `t` exactly, or undefined. */
+function typeProblem(t: DataType, col: PgColumn): string | undefined {
+  const allowed = compatibleUdtNames(t);
+  if (!allowed.includes(col.udt)) return `expected ${allowed.map(udtDisplay).join(" or ")}`;
+  if (t.kind === "DECIMAL" && col.typmod >= 4) {
+    const precision = ((col.typmod - 4) >> 16) & 0xffff;
+    const scale = (col.typmod - 4) & 0xffff;
+    if (scale !== t.scale || precision < t.precision) {
+      return `expected numeric(${t.precision},${t.scale}) or wider with the same scale, or unconstrained numeric`;
+    }
+  }
+  if ((t.kind === "TIMESTAMP" || t.kind === "TIMESTAMP_LTZ" || t.kind === "TIME") && col.typmod >= 0) {
+    const need = Math.min(t.precision, 3);
+    if (col.typmod < need)
+      return `its fractional-second precision ${col.typmod} would round the ${need} digits Weir writes`;
+  }
+  return undefined;
+}
+
+function udtDisplay(udt: string): string {
+  return udt.startsWith("_") ? `${udt.slice(1)}[]` : udt;
+}

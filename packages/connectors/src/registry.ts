@@ -1,0 +1,67 @@
+import type { SinkNode, SourceNode } from "@weir/planner";
+import { ConnectorError, type ConnectorRegistry, type SinkWriter, type SourceReader } from "@weir/runtime";
+import { DatagenSource } from "./datagen/source.js";
+import { FilesystemSink } from "./filesystem/sink.js";
+import { FilesystemSource } from "./filesystem/source.js";
+import { createNexmarkSource } from "./nexmark/index.js";
+import { createPostgresSink, createPostgresSource } from "./postgres/index.js";
+import { BlackholeSink } from "./sinks/blackhole.js";
+import { CollectSink } from "./sinks/collect.js";
+import { PrintSink, type TextOutput } from "./sinks/print.js";
+
+export interface ConnectorRegistryOptions {
+  /** Epoch-ms clock for datagen timestamps and rate limiting; default `Date.now`. */
+  readonly clock?: () => number;
+  /** Where the print sink writes; default `process.stdout` / `process.stderr`. */
+  readonly stdout?: TextOutput;
+  readonly stderr?: TextOutput;
+}
+
+const SOURCES = ["filesystem", "datagen", "nexmark", "postgres", "jdbc"] as const;
+const SINKS = ["filesystem", "print", "blackhole", "collect", "postgres", "jdbc"] as const;
+
+/** The file, generator and console connectors by `'connector'` name. */
+export function createConnectorRegistry(options: ConnectorRegistryOptions = {}): ConnectorRegistry {
+  const clock = options.clock ?? Date.now;
+  const outputs = { stdout: options.stdout ?? process.stdout, stderr: options.stderr ?? process.stderr };
+  return {
+    source(node: SourceNode): SourceReader {
+      switch (node.connector) {
+        case "filesystem":
+          return new FilesystemSource();
+        case "datagen":
+          return new DatagenSource(clock);
+        case "nexmark":
+          return createNexmarkSource(node, clock);
+        case "postgres":
+        case "jdbc":
+          return createPostgresSource(node);
+        default:
+          throw new ConnectorError(
+            `unknown source connector '${node.connector}' for table ${node.table} (known: ${SOURCES.join(", ")})`,
+            "user",
+          );
+      }
+    },
+    sink(node: SinkNode): SinkWriter {
+      switch (node.connector) {
+        case "filesystem":
+          return new FilesystemSink();
+        case "print":
+          return new PrintSink(outputs);
+        case "blackhole":
+          return new BlackholeSink();
+        case "collect":
+          return new CollectSink();
+        case "postgres":
+        case "jdbc":
+          return createPostgresSink(node);
+        default:
+          throw new ConnectorError(
+            `unknown sink connector '${node.connector}' for table ${node.table} (known: ${SINKS.join(", ")})`,
+            "user",
+          );
+      }
+    },
+  };
+}

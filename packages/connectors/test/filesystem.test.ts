@@ -1,0 +1,214 @@
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { T } from "@weir/planner";
+import { ChangeBatch, ConnectorError, type Json, Op, type Row, type SourceReader } from "@weir/runtime";
+import { beforeEach, describe, expect, it } from "vitest";
+import { createConnectorRegistry } from "../src/index.js";
+import { f, sinkNode, sourceNode } from "./helpers.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "weir-fs-"));
+});
+
+const registry = createConnectorRegistry();
+const fields = [f("id", T.int()), f("amount", T.decimal(10, 2))];
+
+async function openSource(
+  options: Record<string, string>,
+  meta: Record<string, string> = {},
+  schema = fields,
+) {
+  const node = sourceNode(schema, { connector: "filesystem", ...options }, meta);
+  const metrics = new Map<string, number>();
+  const reader = registry.source(node);
+  await reader.open({ node, metrics, settings: {}, cwd: dir });
+  return { reader, metrics };
+}
+
+/** Polls to the end; returns (split, row) pairs. */
+async function drain(reader: SourceReader, maxRows = 1000, limit = Number.POSITIVE_INFINITY) {
+  const out: [string, Op, Row][] = [];
+  while (out.length < limit) {
+    const r = await reader.poll(maxRows);
+    if (r.kind === "end") break;
+    if (r.kind === "idle") throw new Error("a file source is never idle");
+    for (const s of r.splits) {
+      expect(s.batch.length).toBeGreaterThan(0);
+      for (const [op, row] of ChangeBatch.toArray(s.batch)) out.push([s.split, op, row]);
+    }
+  }
+  return out;
+}
+
+describe("filesystem source", () => {
+  it("reads a relative file path against cwd, with CRLF and no final newline", async () => {
+    await writeFile(join(dir, "in.jsonl"), '{"id":1,"amount":0.10}\r\n\n{"id":2,"amount":0.20}');
+    const { reader } = await openSource({ path: "in.jsonl", format: "json" });
+    expect(await drain(reader)).toEqual([
+      ["in.jsonl", Op.INSERT, [1, 10n]],
+      ["in.jsonl", Op.INSERT, [2, 20n]],
+    ]);
+  });
+
+  it("fails on a bad record naming file and line", async () => {
+    await writeFile(join(dir, "in.jsonl"), '{"id":1}\n{"id":"x"}\n');
+    const { reader } = await openSource({ path: "in.jsonl", format: "json" });
+    const err = await drain(reader).catch((e) => e);
+    expect(err).toBeInstanceOf(ConnectorError);
+    expect(err.message).toBe("file in.jsonl line 2: field 'id': cannot read \"x\" as INT");
+    expect(err.location).toBe("file in.jsonl line 2");
+    expect(err.domain).toBe("user");
+  });
+
+  it("skips and counts bad records with ignore-parse-errors", async () => {
+    await writeFile(join(dir, "in.jsonl"), '{"id":1}\nnot json\n{"id":"x"}\n{"id":4}\n');
+    const { reader, metrics } = await openSource({
+      path: "in.jsonl",
+      format: "json",
+      "json.ignore-parse-errors": "true",
+    });
+    expect((await drain(reader)).map((r) => r[2])).toEqual([
+      [1, null],
+      [4, null],
+    ]);
+    expect(metrics.get("skippedRecords")).toBe(2);
+  });
+
+  it("reports the line number of a csv error after a header", async () => {
+    await writeFile(join(dir, "in.csv"), "id,amount\n1,2.5\n2,x\n");
+    const { reader } = await openSource({ path: "in.csv", format: "csv", "csv.header": "true" });
+    await expect(drain(reader)).rejects.toThrow("file in.csv line 3: field 'amount': invalid decimal 'x'");
+  });
+
+  it("reads a directory: regular files sorted by name, hidden files and subdirectories skipped", async () => {
+    await mkdir(join(dir, "d", "sub"), { recursive: true });
+    await writeFile(join(dir, "d", "b.jsonl"), '{"id":2}\n');
+    await writeFile(join(dir, "d", "a.jsonl"), '{"id":1}\n');
+    await writeFile(join(dir, "d", ".hidden"), '{"id":9}\n');
+    await writeFile(join(dir, "d", "sub", "c.jsonl"), '{"id":9}\n');
+    const { reader } = await openSource({ path: "d", format: "json" });
+    expect((await drain(reader)).map(([s, , r]) => [s, r[0]])).toEqual([
+      [join("d", "a.jsonl"), 1],
+      [join("d", "b.jsonl"), 2],
+    ]);
+  });
+
+  it("adds metadata columns", async () => {
+    await writeFile(join(dir, "m.jsonl"), '{"id":1}\n');
+    const schema = [f("id", T.int()), f("name", T.string()), f("size", T.bigint())];
+    const { reader } = await openSource(
+      { path: "m.jsonl", format: "json" },
+      { name: "file.name", size: "file.size" },
+      schema,
+    );
+    expect((await drain(reader)).map((r) => r[2])).toEqual([[1, "m.jsonl", 9]]);
+  });
+
+  it("restores mid-file at the exact byte offset, across chunk boundaries", async () => {
+    // > 64 KiB per file so lines straddle read chunks; multi-byte characters shift byte offsets.
+    const lines = (from: number) =>
+      Array.from({ length: 3000 }, (_, i) =>
+        JSON.stringify({ id: from + i, amount: (i % 100) / 100, pad: "é".repeat(i % 13) }),
+      );
+    await mkdir(join(dir, "big"));
+    await writeFile(join(dir, "big", "1.jsonl"), `${lines(0).join("\n")}\n`);
+    await writeFile(join(dir, "big", "2.jsonl"), `${lines(3000).join("\n")}\n`);
+    const full = await drain((await openSource({ path: "big", format: "json" })).reader, 700);
+    expect(full.map((r) => r[2][0])).toEqual(Array.from({ length: 6000 }, (_, i) => i));
+
+    for (const cut of [1, 700, 2999, 3000, 4321]) {
+      const first = (await openSource({ path: "big", format: "json" })).reader;
+      const head = await drain(first, 1, cut);
+      const pos: Json = JSON.parse(JSON.stringify(first.position()));
+      await first.close();
+      const second = (await openSource({ path: "big", format: "json" })).reader;
+      await second.restore(pos);
+      const tail = await drain(second, 500);
+      expect([...head, ...tail]).toEqual(full);
+    }
+  });
+
+  it("keeps line numbers after a restore", async () => {
+    await writeFile(join(dir, "in.jsonl"), '{"id":1}\n{"id":2}\n{"id":"bad"}\n');
+    const first = (await openSource({ path: "in.jsonl", format: "json" })).reader;
+    await first.poll(1);
+    const second = (await openSource({ path: "in.jsonl", format: "json" })).reader;
+    await second.restore(first.position());
+    await expect(drain(second)).rejects.toThrow(/^file in.jsonl line 3: /);
+  });
+
+  it("fails clearly for a missing path", async () => {
+    await expect(openSource({ path: "nope.jsonl", format: "json" })).rejects.toThrow(
+      /cannot read 'nope.jsonl'/,
+    );
+  });
+});
+
+describe("filesystem sink", () => {
+  const changes = ChangeBatch.of([
+    [Op.INSERT, [1, 10n]],
+    [Op.UPDATE_BEFORE, [1, 10n]],
+    [Op.UPDATE_AFTER, [1, 30n]],
+    [Op.DELETE, [1, 30n]],
+  ]);
+
+  async function runSink(options: Record<string, string>, batch: ChangeBatch) {
+    const node = sinkNode(fields, { connector: "filesystem", ...options });
+    const sink = registry.sink(node);
+    await sink.open({ node, metrics: new Map(), settings: {}, cwd: dir });
+    sink.write(batch);
+    await sink.preCommit?.(1);
+    await sink.close();
+  }
+
+  it("writes changelog-json to a single file, creating parents and overwriting", async () => {
+    await mkdir(join(dir, "out"));
+    await writeFile(join(dir, "out", "c.jsonl"), "old contents that must disappear\n".repeat(10));
+    await runSink({ path: "out/nested/../c.jsonl", format: "changelog-json" }, changes);
+    expect(await readFile(join(dir, "out", "c.jsonl"), "utf8")).toBe(
+      [
+        '{"op":"+I","data":{"id":1,"amount":0.10}}',
+        '{"op":"-U","data":{"id":1,"amount":0.10}}',
+        '{"op":"+U","data":{"id":1,"amount":0.30}}',
+        '{"op":"-D","data":{"id":1,"amount":0.30}}',
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("writes debezium-json into <dir>/part-0 for a path without a file extension", async () => {
+    await runSink({ path: "deep/out", format: "debezium-json" }, changes);
+    const text = await readFile(join(dir, "deep", "out", "part-0"), "utf8");
+    expect(
+      text
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).op),
+    ).toEqual(["c", "d", "c", "d"]);
+  });
+
+  it("round-trips json and csv through the source", async () => {
+    const rows = ChangeBatch.inserts([
+      [1, 10n],
+      [2, null],
+      [null, -5n],
+    ]);
+    for (const [format, file] of [
+      ["json", "r.jsonl"],
+      ["csv", "r.csv"],
+    ]) {
+      await runSink({ path: file, format, "csv.header": "true" }, rows);
+      const { reader } = await openSource({ path: file, format, "csv.header": "true" });
+      expect((await drain(reader)).map((r) => r[2])).toEqual(rows.rows);
+    }
+    expect((await readFile(join(dir, "r.csv"), "utf8")).split("\n")[0]).toBe("id,amount");
+  });
+
+  it("treats a retraction reaching the json format as an internal error", async () => {
+    await expect(runSink({ path: "x.jsonl", format: "json" }, changes)).rejects.toMatchObject({
+      domain: "internal",
+    });
+  });
+});

@@ -1,0 +1,271 @@
+import { type DataType, T } from "@weir/planner";
+import { ChangeBatchBuilder, ConnectorError, Op, type Row } from "@weir/runtime";
+import { describe, expect, it } from "vitest";
+import {
+  changelogJsonFormat,
+  debeziumJsonFormat,
+  FormatError,
+  type FormatFactory,
+  FormatOptions,
+  jsonFormat,
+  parseJsonExact,
+} from "../src/index.js";
+import { f } from "./helpers.js";
+
+function codec(format: FormatFactory, type: DataType, options: Record<string, string> = {}) {
+  const fields = [f("v", type)];
+  const o = new FormatOptions(options, format.name);
+  return { enc: format.encoder(fields, o), dec: format.decoder(fields, o) };
+}
+
+function decodeAll(
+  format: FormatFactory,
+  fields: Parameters<FormatFactory["decoder"]>[0],
+  lines: string[],
+  options: Record<string, string> = {},
+) {
+  const dec = format.decoder(fields, new FormatOptions(options, format.name));
+  const out = new ChangeBatchBuilder();
+  for (const l of lines) dec.decode(l, out);
+  const b = out.finish();
+  return Array.from({ length: b.length }, (_, i) => [b.ops[i], b.rows[i]] as [number, Row]);
+}
+
+const ts = (s: string) => Date.parse(`${s}Z`);
+
+describe("json format: values", () => {
+  // [type, value, encoded JSON text of the value, options]
+  const cases: [string, DataType, unknown, string, Record<string, string>?][] = [
+    ["boolean", T.boolean(), true, "true"],
+    ["int", T.int(), -42, "-42"],
+    ["bigint max safe", T.bigint(), 9007199254740991, "9007199254740991"],
+    ["double", T.double(), 0.1, "0.1"],
+    ["decimal keeps scale", T.decimal(10, 2), 1230n, "12.30"],
+    ["decimal 0.30", T.decimal(10, 2), 30n, "0.30"],
+    ["decimal negative small", T.decimal(10, 3), -5n, "-0.005"],
+    [
+      "decimal beyond double precision",
+      T.decimal(38, 18),
+      123456789012345678901234567890123456n,
+      "123456789012345678.901234567890123456",
+    ],
+    ["string with escapes", T.string(), 'a"b\n\u00e9', JSON.stringify('a"b\n\u00e9')],
+    ["bytes base64", T.bytes(), new Uint8Array([0, 255, 16]), '"AP8Q"'],
+    ["date", T.date(), 19723, '"2024-01-01"'],
+    ["time(0)", T.time(0), 45_296_000, '"12:34:56"'],
+    ["time(3)", T.time(3), 45_296_007, '"12:34:56.007"'],
+    ["timestamp SQL", T.timestamp(3), ts("2024-01-01T12:00:00.000"), '"2024-01-01 12:00:00.000"'],
+    ["timestamp pre-epoch", T.timestamp(3), ts("1969-12-31T23:59:59.999"), '"1969-12-31 23:59:59.999"'],
+    [
+      "timestamp ISO",
+      T.timestamp(3),
+      ts("2024-01-01T12:00:00.250"),
+      '"2024-01-01T12:00:00.250"',
+      { "json.timestamp-format.standard": "ISO-8601" },
+    ],
+    ["ltz SQL", T.timestampLtz(3), ts("2024-01-01T12:00:00.000"), '"2024-01-01 12:00:00.000Z"'],
+    [
+      "ltz ISO",
+      T.timestampLtz(3),
+      ts("2024-01-01T12:00:00.000"),
+      '"2024-01-01T12:00:00.000Z"',
+      { "json.timestamp-format.standard": "ISO-8601" },
+    ],
+    ["array with null", T.array(T.int()), [1, null, 3], "[1,null,3]"],
+    [
+      "map",
+      T.map(T.string(), T.decimal(5, 1)),
+      new Map([
+        ["a", 15n],
+        ["b", null],
+      ]),
+      '{"a":1.5,"b":null}',
+    ],
+    ["map int keys", T.map(T.int(), T.string()), new Map([[1, "x"]]), '{"1":"x"}'],
+    [
+      "row",
+      T.row([
+        { name: "x", type: T.int() },
+        { name: "y", type: T.array(T.string()) },
+      ]),
+      [1, ["a"]],
+      '{"x":1,"y":["a"]}',
+    ],
+    [
+      "nested rows",
+      T.row([{ name: "r", type: T.row([{ name: "d", type: T.decimal(4, 2) }]) }]),
+      [[199n]],
+      '{"r":{"d":1.99}}',
+    ],
+    ["null", T.int(), null, "null"],
+  ];
+  it.each(cases)("%s round-trips", (_name, type, value, text, options = {}) => {
+    const { enc, dec } = codec(jsonFormat, type, options);
+    const line = enc.encode(Op.INSERT, [value]);
+    expect(line).toBe(`{"v":${text}}`);
+    const out = new ChangeBatchBuilder();
+    dec.decode(line, out);
+    expect(out.finish().rows[0]).toEqual([value]);
+  });
+
+  const decodes: [string, DataType, string, unknown][] = [
+    ["decimal read exactly (no double)", T.decimal(38, 20), "0.12345678901234567890", 12345678901234567890n],
+    ["decimal 0.1 + 0.2 style values", T.decimal(10, 2), "0.3", 30n],
+    ["decimal rounds half up to scale", T.decimal(10, 1), "1.25", 13n],
+    ["decimal with exponent", T.decimal(10, 2), "1.5e2", 15000n],
+    ["decimal overflow is NULL (as Flink)", T.decimal(3, 1), "1234.5", null],
+    ["decimal from string", T.decimal(10, 2), '"7.5"', 750n],
+    ["int from numeric string", T.int(), '"12"', 12],
+    ["boolean from string", T.boolean(), '"true"', true],
+    ["timestamp SQL without millis", T.timestamp(3), '"2024-01-01 12:00:00"', ts("2024-01-01T12:00:00")],
+    [
+      "timestamp with T in SQL mode",
+      T.timestamp(3),
+      '"2024-01-01T12:00:00.5"',
+      ts("2024-01-01T12:00:00.500"),
+    ],
+    [
+      "timestamp micros truncated",
+      T.timestamp(6),
+      '"2024-01-01 12:00:00.123456"',
+      ts("2024-01-01T12:00:00.123"),
+    ],
+    ["ltz with +09:00 offset", T.timestampLtz(3), '"2024-01-01T21:00:00+09:00"', ts("2024-01-01T12:00:00")],
+    ["ltz with -0130 offset", T.timestampLtz(3), '"2024-01-01 10:30:00.000-0130"', ts("2024-01-01T12:00:00")],
+    ["ltz Z", T.timestampLtz(3), '"2024-01-01 12:00:00Z"', ts("2024-01-01T12:00:00")],
+    ["string from a number", T.string(), "12", "12"],
+    ["string from an object", T.string(), '{"a":1}', '{"a":1}'],
+  ];
+  it.each(decodes)("%s", (_name, type, text, value) => {
+    const rows = decodeAll(jsonFormat, [f("v", type)], [`{"v":${text}}`]);
+    expect(rows).toEqual([[Op.INSERT, [value]]]);
+  });
+
+  const errors: [string, DataType, string, RegExp][] = [
+    ["bigint beyond 2^53", T.bigint(), "9007199254740993", /out of range for BIGINT/],
+    ["int overflow", T.int(), "2147483648", /out of range for INT/],
+    ["fraction into int", T.int(), "1.5", /cannot read 1.5 as INT/],
+    ["string into int", T.int(), '"abc"', /cannot read "abc" as INT/],
+    ["bad date", T.date(), '"2024-02-30"', /invalid date/],
+    ["zone on a TIMESTAMP", T.timestamp(3), '"2024-01-01T00:00:00Z"', /no time zone/],
+    ["array expected", T.array(T.int()), "1", /as ARRAY<INT>/],
+  ];
+  it.each(errors)("rejects %s", (_name, type, text, message) => {
+    expect(() => decodeAll(jsonFormat, [f("v", type)], [`{"v":${text}}`])).toThrow(message);
+  });
+});
+
+describe("json format: records", () => {
+  const fields = [f("id", T.int()), f("name", T.string())];
+
+  it("reads a missing field as NULL, and fails with fail-on-missing-field", () => {
+    expect(decodeAll(jsonFormat, fields, ['{"id":1}'])).toEqual([[Op.INSERT, [1, null]]]);
+    expect(() =>
+      decodeAll(jsonFormat, fields, ['{"id":1}'], { "json.fail-on-missing-field": "true" }),
+    ).toThrow("field 'name' is missing");
+  });
+
+  it("skips blank lines and rejects malformed lines and non-objects", () => {
+    expect(decodeAll(jsonFormat, fields, ["", "  "])).toEqual([]);
+    expect(() => decodeAll(jsonFormat, fields, ['{"id":1'])).toThrow(FormatError);
+    expect(() => decodeAll(jsonFormat, fields, ["[1]"])).toThrow("expected a JSON object");
+    const dec = [f("d", T.decimal(5, 2))];
+    expect(() => decodeAll(jsonFormat, dec, ['{"d":1.0'])).toThrow(/malformed JSON at column/);
+    expect(() => decodeAll(jsonFormat, dec, ['{"d":1.0} x'])).toThrow(/unexpected text/);
+  });
+
+  it("rejects both fail-on-missing-field and ignore-parse-errors", () => {
+    expect(() =>
+      decodeAll(jsonFormat, fields, [], {
+        "json.fail-on-missing-field": "true",
+        "json.ignore-parse-errors": "true",
+      }),
+    ).toThrow(/cannot both be true/);
+  });
+
+  it("refuses to write a retraction (internal error)", () => {
+    const enc = jsonFormat.encoder(fields, new FormatOptions({}, "json"));
+    expect(enc.encode(Op.UPDATE_AFTER, [1, "a"])).toBe('{"id":1,"name":"a"}');
+    expect(() => enc.encode(Op.DELETE, [1, "a"])).toThrow(ConnectorError);
+  });
+});
+
+describe("exact JSON parser", () => {
+  it("agrees with JSON.parse apart from numbers", () => {
+    const text = '{"a":[1,-2.5e3,{"b":"x\\u00e9\\n"}],"c":true,"d":null,"e":""}';
+    const plain = JSON.parse(
+      JSON.stringify(parseJsonExact(text), (_k, v) => (v?.text !== undefined ? Number(v.text) : v)),
+    );
+    expect(plain).toEqual(JSON.parse(text));
+  });
+});
+
+describe("changelog-json format", () => {
+  const fields = [f("k", T.string()), f("amount", T.decimal(10, 2))];
+  it("writes and reads every op", () => {
+    const enc = changelogJsonFormat.encoder(fields, new FormatOptions({}, "changelog-json"));
+    const changes: [Op, Row][] = [
+      [Op.INSERT, ["a", 10n]],
+      [Op.UPDATE_BEFORE, ["a", 10n]],
+      [Op.UPDATE_AFTER, ["a", 30n]],
+      [Op.DELETE, ["a", 30n]],
+    ];
+    const lines = changes.map(([op, row]) => enc.encode(op, row));
+    expect(lines).toEqual([
+      '{"op":"+I","data":{"k":"a","amount":0.10}}',
+      '{"op":"-U","data":{"k":"a","amount":0.10}}',
+      '{"op":"+U","data":{"k":"a","amount":0.30}}',
+      '{"op":"-D","data":{"k":"a","amount":0.30}}',
+    ]);
+    expect(decodeAll(changelogJsonFormat, fields, lines)).toEqual(changes);
+  });
+  it("rejects an unknown op", () => {
+    expect(() => decodeAll(changelogJsonFormat, fields, ['{"op":"+X","data":{}}'])).toThrow(
+      /unknown changelog op/,
+    );
+  });
+});
+
+describe("debezium-json format", () => {
+  const fields = [f("id", T.int()), f("ts", T.timestamp(3))];
+  const t0 = ts("2024-01-01T00:00:00");
+  it("writes as Flink does: +I/+U → c, -U/-D → d", () => {
+    const enc = debeziumJsonFormat.encoder(fields, new FormatOptions({}, "debezium-json"));
+    expect(enc.encode(Op.INSERT, [1, t0])).toBe(
+      '{"before":null,"after":{"id":1,"ts":"2024-01-01 00:00:00.000"},"op":"c"}',
+    );
+    expect(enc.encode(Op.UPDATE_BEFORE, [1, t0])).toBe(
+      '{"before":{"id":1,"ts":"2024-01-01 00:00:00.000"},"after":null,"op":"d"}',
+    );
+    expect(enc.encode(Op.UPDATE_AFTER, [2, t0])).toBe(
+      '{"before":null,"after":{"id":2,"ts":"2024-01-01 00:00:00.000"},"op":"c"}',
+    );
+    expect(enc.encode(Op.DELETE, [2, null])).toBe('{"before":{"id":2,"ts":null},"after":null,"op":"d"}');
+  });
+  it("reads c, r, u and d", () => {
+    const rows = decodeAll(debeziumJsonFormat, fields, [
+      '{"before":null,"after":{"id":1,"ts":null},"op":"c"}',
+      '{"before":null,"after":{"id":2,"ts":null},"op":"r"}',
+      '{"before":{"id":1,"ts":null},"after":{"id":1,"ts":"2024-01-01 00:00:00"},"op":"u","source":{}}',
+      '{"before":{"id":2,"ts":null},"after":null,"op":"d"}',
+    ]);
+    expect(rows).toEqual([
+      [Op.INSERT, [1, null]],
+      [Op.INSERT, [2, null]],
+      [Op.UPDATE_BEFORE, [1, null]],
+      [Op.UPDATE_AFTER, [1, t0]],
+      [Op.DELETE, [2, null]],
+    ]);
+  });
+  it("reads the payload with schema-include, and rejects a u without before", () => {
+    const line = '{"schema":{},"payload":{"before":null,"after":{"id":3,"ts":null},"op":"c"}}';
+    expect(decodeAll(debeziumJsonFormat, fields, [line], { "debezium-json.schema-include": "true" })).toEqual(
+      [[Op.INSERT, [3, null]]],
+    );
+    const out = new ChangeBatchBuilder();
+    const dec = debeziumJsonFormat.decoder(fields, new FormatOptions({}, "debezium-json"));
+    expect(() => dec.decode('{"before":null,"after":{"id":1},"op":"u"}', out)).toThrow(/'before' field/);
+    expect(() => dec.decode('{"before":{"id":1},"after":{"id":"x"},"op":"u"}', out)).toThrow(/cannot read/);
+    expect(out.length).toBe(0);
+  });
+});
