@@ -1,10 +1,19 @@
 import { parseCommandLine, UsageError } from "./args.js";
 import { parseCommand } from "./commands/parse.js";
+import { explainCommand, runCommand } from "./commands/run.js";
 import type { Output } from "./output.js";
 
 export const USAGE = `Usage: weir <command> [options]
 
 Commands:
+  run FILE.sql [options]    execute a script: DDL and SET in order, every INSERT as one job,
+                            each SELECT printed as a changelog; a run summary at the end
+      --set key=value       override a setting (repeatable), e.g. --set table.local-time-zone=UTC
+      --dry-run             parse, plan and check sources without running
+      --json                print the run summary as JSON on standard output
+      --max-runtime 30s     stop an unbounded job after this long
+  explain FILE.sql          print the physical plan of the script's queries
+      --changelog-mode      also print each operator's changelog mode
   parse FILE.sql [--json]   check a script's syntax; list its statements (or print the AST as JSON)
   help                      show this text
 
@@ -17,6 +26,10 @@ export async function weir(argv: readonly string[], out: Output): Promise<number
     switch (cmd.command) {
       case "parse":
         return parseCommand(cmd, out);
+      case "run":
+        return await runCommand(cmd, out);
+      case "explain":
+        return await explainCommand(cmd, out);
       case undefined:
       case "help":
         out.out(USAGE);

@@ -4,4 +4,4 @@ export type { ExplainOptions } from "./explain.js";
 export { explainDag, formatChangelogMode, nodeLabel } from "./explain.js";
 export { formatExpr } from "./exprs.js";
 export type { CollectTarget, PlanTarget, TableTarget } from "./plan.js";
-export { COLLECT_CONNECTOR, optimize, sinkAcceptsUpdates, writableColumns } from "./plan.js";
+export { COLLECT_CONNECTOR, optimize, sinkAcceptsUpdates } from "./plan.js";

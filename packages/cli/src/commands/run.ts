@@ -1,0 +1,50 @@
+import { parseDuration } from "@weir/planner";
+import type { CommandLine } from "../args.js";
+import { UsageError } from "../args.js";
+import { Engine } from "../engine/engine.js";
+import type { Output } from "../output.js";
+import { readSource } from "./parse.js";
+
+/**
+ * `weir run FILE.sql [--set k=v]... [--dry-run] [--json] [--max-runtime 30s]`: executes a script.
+ * Exit codes: 0 success, 1 SQL or validation errors, 2 runtime failures.
+ */
+export async function runCommand(cmd: CommandLine, out: Output): Promise<number> {
+  const file = cmd.positionals[0];
+  if (file === undefined)
+    throw new UsageError("weir run needs a file: weir run FILE.sql [--set key=value]...");
+  const source = readSource(file, out);
+  if (source === undefined) return 1;
+  let maxRuntimeMs: number | undefined;
+  const max = cmd.flags.get("max-runtime");
+  if (typeof max === "string") {
+    maxRuntimeMs = parseDuration(max);
+    if (maxRuntimeMs === undefined)
+      throw new UsageError(`--max-runtime expects a duration such as 30s or 5min, got '${max}'`);
+  }
+  const engine = new Engine({ cwd: process.cwd(), out, settings: cmd.sets });
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once("SIGINT", onSigint);
+  try {
+    return await engine.runScript(source, {
+      file,
+      dryRun: cmd.flags.has("dry-run"),
+      json: cmd.flags.has("json"),
+      signal: controller.signal,
+      ...(maxRuntimeMs !== undefined ? { maxRuntimeMs } : {}),
+    });
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}
+
+/** `weir explain FILE.sql`: the plan of the script's INSERTs (and SELECTs), without running. */
+export async function explainCommand(cmd: CommandLine, out: Output): Promise<number> {
+  const file = cmd.positionals[0];
+  if (file === undefined) throw new UsageError("weir explain needs a file: weir explain FILE.sql");
+  const source = readSource(file, out);
+  if (source === undefined) return 1;
+  const engine = new Engine({ cwd: process.cwd(), out, settings: cmd.sets });
+  return engine.explainScript(source, file, cmd.flags.has("changelog-mode") || cmd.flags.has("all"));
+}

@@ -1,0 +1,323 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { createConnectorRegistry } from "@weir/connectors";
+import { type Diagnostic, parse, renderDiagnostic, type Statement } from "@weir/parser";
+import {
+  type BoundStatement,
+  bindStatement,
+  Catalog,
+  describeRows,
+  explainDag,
+  optimize,
+  type PhysicalDag,
+  PlanError,
+  type PlanTarget,
+  Session,
+} from "@weir/planner";
+import { type ConnectorRegistry, type JobResult, runJob } from "@weir/runtime";
+import type { Output } from "../output.js";
+import { renderBox } from "./boxes.js";
+import { formatSummary } from "./summary.js";
+import { TableauPrinter } from "./tableau.js";
+
+export interface EngineOptions {
+  /** Directory that relative connector paths resolve against. */
+  readonly cwd: string;
+  readonly out: Output;
+  /** `--set key=value` overrides, applied before the script's own SET statements. */
+  readonly settings?: readonly (readonly [string, string])[];
+  readonly connectors?: ConnectorRegistry;
+}
+
+export interface ScriptOptions {
+  readonly file: string;
+  /** Parse, bind, plan and check sources without running anything. */
+  readonly dryRun?: boolean;
+  /** Print the run summary as JSON on standard output. */
+  readonly json?: boolean;
+  /** Stop an unbounded job after this long. */
+  readonly maxRuntimeMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Exit codes of DESIGN.md: 0 success, 1 SQL or validation errors, 2 runtime failures. */
+export const EXIT_OK = 0;
+export const EXIT_INVALID = 1;
+export const EXIT_RUNTIME = 2;
+
+/** A statement that failed validation: its diagnostics are already printed. */
+class Invalid extends Error {}
+
+/**
+ * A session of Weir: a catalog, settings and the connectors, executing statements the way
+ * Flink's SQL client does in script mode: DDL, SET and SHOW take effect in order; every INSERT
+ * of the script (and EXECUTE STATEMENT SET, CREATE TABLE AS) joins one job that runs at the end;
+ * a bare SELECT runs when it is reached and prints its changelog.
+ */
+export class Engine {
+  readonly catalog = new Catalog();
+  readonly session = new Session();
+  private readonly connectors: ConnectorRegistry;
+
+  constructor(private readonly options: EngineOptions) {
+    for (const [k, v] of options.settings ?? []) this.session.set(k, v);
+    this.connectors = options.connectors ?? createConnectorRegistry();
+  }
+
+  private get out(): Output {
+    return this.options.out;
+  }
+
+  async runScript(source: string, opts: ScriptOptions): Promise<number> {
+    const parsed = parse(source);
+    if (parsed.diagnostics.length > 0) {
+      this.report(parsed.diagnostics, source, opts.file);
+      return parsed.diagnostics.some((d) => d.severity === "error") ? EXIT_INVALID : EXIT_OK;
+    }
+    const targets: PlanTarget[] = [];
+    try {
+      for (const stmt of parsed.statements) {
+        const bound = this.bind(stmt, source, opts.file);
+        const code = await this.apply(bound, targets, source, opts);
+        if (code !== EXIT_OK) return code;
+      }
+      if (targets.length === 0) return EXIT_OK;
+      const dag = this.plan(targets, source, opts.file);
+      if (opts.dryRun) {
+        const missing = this.checkSources(dag);
+        if (missing.length > 0) {
+          for (const m of missing) this.out.err(m);
+          return EXIT_INVALID;
+        }
+        this.out.err(
+          `${opts.file}: OK (${targets.length} INSERT target${targets.length === 1 ? "" : "s"} planned)`,
+        );
+        return EXIT_OK;
+      }
+      return await this.execute(dag, opts);
+    } catch (e) {
+      if (e instanceof Invalid) return EXIT_INVALID;
+      throw e;
+    }
+  }
+
+  /** `weir explain`: binds the whole script and prints the plan of its INSERTs and SELECTs. */
+  explainScript(source: string, file: string, changelogMode: boolean): number {
+    const parsed = parse(source);
+    if (parsed.diagnostics.length > 0) {
+      this.report(parsed.diagnostics, source, file);
+      return EXIT_INVALID;
+    }
+    const targets: PlanTarget[] = [];
+    try {
+      for (const stmt of parsed.statements) {
+        const bound = this.bind(stmt, source, file);
+        if (bound.kind === "insert" || bound.kind === "create-table-as") {
+          targets.push({
+            kind: "table",
+            table: bound.insert.sink,
+            plan: bound.insert.plan,
+            span: bound.insert.span,
+          });
+        } else if (bound.kind === "statement-set") {
+          for (const i of bound.inserts)
+            targets.push({ kind: "table", table: i.sink, plan: i.plan, span: i.span });
+        } else if (bound.kind === "query") targets.push({ kind: "collect", plan: bound.plan });
+      }
+      if (targets.length === 0) {
+        this.out.err(`${file}: nothing to explain (no INSERT or SELECT)`);
+        return EXIT_OK;
+      }
+      this.out.out(explainDag(this.plan(targets, source, file), { changelogMode }));
+      return EXIT_OK;
+    } catch (e) {
+      if (e instanceof Invalid) return EXIT_INVALID;
+      throw e;
+    }
+  }
+
+  private report(diagnostics: readonly Diagnostic[], source: string, file: string): void {
+    for (const d of diagnostics) this.out.err(renderDiagnostic(d, source, file));
+  }
+
+  private bind(stmt: Statement, source: string, file: string): BoundStatement {
+    const r = bindStatement(stmt, this.catalog, this.session);
+    if (r.diagnostics.length > 0) this.report(r.diagnostics, source, file);
+    if (!r.value) throw new Invalid();
+    return r.value;
+  }
+
+  /** Plans targets into one DAG, or prints the plan error as a diagnostic and fails. */
+  plan(targets: readonly PlanTarget[], source: string, file: string): PhysicalDag {
+    try {
+      return optimize(targets, this.session.all());
+    } catch (e) {
+      if (!(e instanceof PlanError)) throw e;
+      const span = e.span ?? targets[0]?.span ?? { offset: 0, end: 0, line: 1, column: 1 };
+      const d: Diagnostic = {
+        code: e.code,
+        message: e.message,
+        span,
+        severity: "error",
+        ...(e.hint ? { hint: e.hint } : {}),
+      };
+      this.report([d], source, file);
+      throw new Invalid();
+    }
+  }
+
+  private async apply(
+    bound: BoundStatement,
+    targets: PlanTarget[],
+    source: string,
+    opts: ScriptOptions,
+  ): Promise<number> {
+    switch (bound.kind) {
+      case "create-table":
+      case "create-view":
+      case "drop":
+      case "reset":
+      case "stop-job":
+        return EXIT_OK;
+      case "set":
+        if (bound.key === undefined) {
+          for (const [k, v] of Object.entries(bound.settings)) this.out.out(`'${k}' = '${v}'`);
+        }
+        return EXIT_OK;
+      case "create-table-as":
+      case "insert":
+        targets.push({
+          kind: "table",
+          table: bound.insert.sink,
+          plan: bound.insert.plan,
+          span: bound.insert.span,
+        });
+        return EXIT_OK;
+      case "statement-set":
+        for (const i of bound.inserts)
+          targets.push({ kind: "table", table: i.sink, plan: i.plan, span: i.span });
+        return EXIT_OK;
+      case "create-materialized-view":
+        this.out.err(
+          `${opts.file}: error: CREATE MATERIALIZED VIEW '${bound.view.name}' is not supported by this version of weir run yet`,
+        );
+        return EXIT_INVALID;
+      case "show":
+        for (const l of renderBox(
+          [showHeader(bound.object)],
+          bound.names.map((n) => [n]),
+        ))
+          this.out.out(l);
+        return EXIT_OK;
+      case "show-create":
+        this.out.out(JSON.stringify(bound.object, null, 2));
+        return EXIT_OK;
+      case "describe": {
+        const rows = describeRows(bound.object).map((r) => [
+          r.name,
+          r.type,
+          r.nullable ? "TRUE" : "FALSE",
+          r.key ?? "",
+          r.extras ?? "",
+          r.watermark ?? "",
+        ]);
+        for (const l of renderBox(["name", "type", "null", "key", "extras", "watermark"], rows))
+          this.out.out(l);
+        return EXIT_OK;
+      }
+      case "explain": {
+        const t = bound.target;
+        const explainTargets: PlanTarget[] =
+          t.kind === "query"
+            ? [{ kind: "collect", plan: t.plan }]
+            : t.kind === "insert"
+              ? [{ kind: "table", table: t.insert.sink, plan: t.insert.plan, span: t.insert.span }]
+              : t.inserts.map((i) => ({ kind: "table" as const, table: i.sink, plan: i.plan, span: i.span }));
+        const dag = this.plan(explainTargets, source, opts.file);
+        if (bound.details.includes("JSON_EXECUTION_PLAN")) this.out.out(JSON.stringify(dag, null, 2));
+        else this.out.out(explainDag(dag, { changelogMode: bound.details.includes("CHANGELOG_MODE") }));
+        return EXIT_OK;
+      }
+      case "query": {
+        const dag = this.plan([{ kind: "collect", plan: bound.plan }], source, opts.file);
+        if (opts.dryRun) return EXIT_OK;
+        return await this.execute(dag, opts);
+      }
+      default: {
+        const _exhaustive: never = bound;
+        return _exhaustive;
+      }
+    }
+  }
+
+  /** Files named by filesystem sources that do not exist, as error lines. */
+  private checkSources(dag: PhysicalDag): string[] {
+    const problems: string[] = [];
+    for (const n of dag.nodes) {
+      if (n.kind !== "source" || n.connector !== "filesystem") continue;
+      const path = resolve(this.options.cwd, n.options.path ?? "");
+      if (!existsSync(path)) problems.push(`error: table '${n.table}': 'path' ${path} does not exist`);
+    }
+    return problems;
+  }
+
+  /** Runs a planned job; a bare SELECT's changes print as a tableau on standard output. */
+  async execute(dag: PhysicalDag, opts: ScriptOptions): Promise<number> {
+    const zone = this.session.localTimeZone;
+    const printers = new Map<readonly unknown[], TableauPrinter>();
+    let result: JobResult;
+    try {
+      result = await runJob(dag, {
+        connectors: this.connectors,
+        cwd: this.options.cwd,
+        collect: (batch, schema) => {
+          let p = printers.get(schema);
+          if (!p) {
+            p = new TableauPrinter(schema, (l) => this.out.out(l), zone);
+            printers.set(schema, p);
+          }
+          p.batch(batch);
+        },
+        ...(opts.maxRuntimeMs !== undefined ? { maxRuntimeMs: opts.maxRuntimeMs } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+    } catch (e) {
+      this.out.err(`${opts.file}: runtime error: ${e instanceof Error ? e.message : String(e)}`);
+      return EXIT_RUNTIME;
+    }
+    const collects = dag.sinks.filter(
+      (id) =>
+        dag.nodes[id]!.kind === "sink" && (dag.nodes[id] as { connector: string }).connector === "collect",
+    );
+    if (collects.length > 0 && printers.size === 0) {
+      new TableauPrinter(dag.nodes[collects[0]!]!.schema, (l) => this.out.out(l), zone).end();
+    }
+    for (const p of printers.values()) p.end();
+    if (opts.json)
+      this.out.out(JSON.stringify({ reason: result.reason, metrics: result.metrics }, jsonNumbers));
+    else for (const l of formatSummary(result.metrics)) this.out.err(l);
+    return EXIT_OK;
+  }
+}
+
+function showHeader(object: string): string {
+  switch (object) {
+    case "TABLES":
+      return "table name";
+    case "VIEWS":
+      return "view name";
+    case "MATERIALIZED VIEWS":
+      return "materialized view name";
+    case "FUNCTIONS":
+      return "function name";
+    default:
+      return "job id";
+  }
+}
+
+/** JSON has no infinities: a watermark at the end of input is written as null with a flag. */
+function jsonNumbers(_key: string, value: unknown): unknown {
+  if (value === Number.POSITIVE_INFINITY) return "+Infinity";
+  if (value === Number.NEGATIVE_INFINITY) return "-Infinity";
+  return value;
+}

@@ -1,0 +1,41 @@
+import type { JobMetrics } from "@weir/runtime";
+
+/** Epoch millis as `yyyy-MM-dd HH:mm:ss.SSS` (UTC), or the words a user reads for the ends. */
+export function formatWatermark(wm: number | null): string {
+  if (wm === null || wm === Number.NEGATIVE_INFINITY) return "none yet";
+  if (wm === Number.POSITIVE_INFINITY) return "end of input";
+  return new Date(wm).toISOString().replace("T", " ").replace("Z", "");
+}
+
+/**
+ * The run summary printed after `weir run`: records read per source, written per sink, late
+ * rows dropped, duration. These are three different numbers, and each is named as what it is.
+ */
+export function formatSummary(metrics: JobMetrics): string[] {
+  const lines: string[] = [`Job finished in ${(metrics.durationMs / 1000).toFixed(2)} s`];
+  for (const s of Object.values(metrics.sources)) {
+    const extra = Object.entries(s.counters)
+      .filter(([k, v]) => v > 0 && k !== "recordsRead")
+      .map(([k, v]) => `, ${v} ${humanCounter(k)}`)
+      .join("");
+    lines.push(
+      `  source ${s.table} (${s.connector}): ${s.recordsRead} records read${extra}, watermark ${formatWatermark(s.watermark)}`,
+    );
+  }
+  for (const s of Object.values(metrics.sinks)) {
+    lines.push(`  sink ${s.table} (${s.connector}): ${s.recordsWritten} changes written`);
+  }
+  let late = 0;
+  for (const [id, o] of Object.entries(metrics.operators)) {
+    if (o.lateRecordsDropped > 0) {
+      lines.push(`  ${o.kind} #${id}: ${o.lateRecordsDropped} late records dropped`);
+      late += o.lateRecordsDropped;
+    }
+  }
+  if (late === 0) lines.push("  late records dropped: 0");
+  return lines;
+}
+
+function humanCounter(name: string): string {
+  return name.replace(/([A-Z])/g, " $1").toLowerCase();
+}
