@@ -34,7 +34,12 @@ describe("BarrierAligner", () => {
   it.each([
     ["one input snapshots at once", 1, "0:d1 0:b1 0:d2", "0:d1 cp1 0:d2"],
     ["buffers the input that has its barrier", 2, "0:d1 0:b1 0:d2 1:d3 1:b1 1:d4", "0:d1 1:d3 cp1 0:d2 1:d4"],
-    ["releases in arrival order across inputs", 3, "0:b1 0:d1 1:b1 1:d2 0:d3 2:d4 2:b1", "2:d4 cp1 0:d1 1:d2 0:d3"],
+    [
+      "releases in arrival order across inputs",
+      3,
+      "0:b1 0:d1 1:b1 1:d2 0:d3 2:d4 2:b1",
+      "2:d4 cp1 0:d1 1:d2 0:d3",
+    ],
     ["watermarks are held back like data", 2, "0:b1 0:w5 1:w3 1:b1", "1:w3 cp1 0:w5"],
     [
       "a buffered barrier starts the next alignment on release",

@@ -53,16 +53,40 @@ describe("changelog text form", () => {
     ["-U 1 'two words'", [[Op.UPDATE_BEFORE, [1, "two words"]]]],
     ["+U -2.5 null true false", [[Op.UPDATE_AFTER, [-2.5, null, true, false]]]],
     ["-D 1230n 'it''s' ''", [[Op.DELETE, [1230n, "it's", ""]]]],
-    ["+I x'00ff' [1, 'b', null] {k=1, 'j k'=[2]}", [[Op.INSERT, [new Uint8Array([0, 255]), [1, "b", null], new Map<unknown, unknown>([["k", 1], ["j k", [2]]])]]]],
-    ["+I '1' 'null' 'x' '2024-01-01' -Infinity NaN", [[Op.INSERT, ["1", "null", "x", "2024-01-01", -Infinity, NaN]]]],
+    [
+      "+I x'00ff' [1, 'b', null] {k=1, 'j k'=[2]}",
+      [
+        [
+          Op.INSERT,
+          [
+            new Uint8Array([0, 255]),
+            [1, "b", null],
+            new Map<unknown, unknown>([
+              ["k", 1],
+              ["j k", [2]],
+            ]),
+          ],
+        ],
+      ],
+    ],
+    [
+      "+I '1' 'null' 'x' '2024-01-01' -Infinity NaN",
+      [[Op.INSERT, ["1", "null", "x", "2024-01-01", -Infinity, NaN]]],
+    ],
     ["+I", [[Op.INSERT, []]]],
-    ["# comment\n\n+I 1\n  -D 1  ", [[Op.INSERT, [1]], [Op.DELETE, [1]]]],
+    [
+      "# comment\n\n+I 1\n  -D 1  ",
+      [
+        [Op.INSERT, [1]],
+        [Op.DELETE, [1]],
+      ],
+    ],
   ];
   it.each(cases)("parses %s", (text, expected) => {
     expect(parseChangelog(text)).toEqual(expected);
   });
 
-  it.each(cases)("formats %s back to a line that parses to the same changes", (text, expected) => {
+  it.each(cases)("formats %s back to a line that parses to the same changes", (_text, expected) => {
     const formatted = formatChangelog(expected);
     expect(parseChangelog(formatted)).toEqual(expected);
     expect(formatChangelog(parseChangelog(formatted))).toBe(formatted);
@@ -113,8 +137,8 @@ describe("filterChanges: the filter-on-update-pair rule", () => {
   });
 
   it("refuses a -U without its +U", () => {
-    expect(() => filterChanges(parseChangelogBatch("-U 1 20\n+I 2 30"), keep, new ChangeBatchBuilder())).toThrow(
-      /invariant/,
-    );
+    expect(() =>
+      filterChanges(parseChangelogBatch("-U 1 20\n+I 2 30"), keep, new ChangeBatchBuilder()),
+    ).toThrow(/invariant/);
   });
 });

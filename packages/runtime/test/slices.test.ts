@@ -50,13 +50,23 @@ describe("slice assignment", () => {
     ["hop 10/5", hoppingAssigner(10, 5), 15, 5, [10, 15], [10]],
     ["hop 5/10", hoppingAssigner(5, 10), 15, 10, [15], [15]],
     ["cumulate 10/2 mid-period", cumulativeAssigner(10, 2), 16, 10, [12, 14, 16], []],
-    ["cumulate 10/2 period end", cumulativeAssigner(10, 2), 20, 10, [12, 14, 16, 18, 20], [12, 14, 16, 18, 20]],
+    [
+      "cumulate 10/2 period end",
+      cumulativeAssigner(10, 2),
+      20,
+      10,
+      [12, 14, 16, 18, 20],
+      [12, 14, 16, 18, 20],
+    ],
     ["cumulate 10/5 offset 3 before epoch", cumulativeAssigner(10, 5, 3), -2, -7, [-2], []],
-  ] as const)("%s: window ending %i starts at %i, merges %j, expires %j", (_n, a, end, start, slices, expired) => {
-    expect(a.windowStart(end)).toBe(start);
-    expect(a.slicesOf(end)).toEqual(slices);
-    expect(a.expiredSlices(end)).toEqual(expired);
-  });
+  ] as const)(
+    "%s: window ending %i starts at %i, merges %j, expires %j",
+    (_n, a, end, start, slices, expired) => {
+      expect(a.windowStart(end)).toBe(start);
+      expect(a.slicesOf(end)).toEqual(slices);
+      expect(a.expiredSlices(end)).toEqual(expired);
+    },
+  );
 
   it("refuses bad sizes", () => {
     expect(() => tumblingAssigner(0)).toThrow(/positive/);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { InputWatermarkMerger, WatermarkTracker, type WatermarkEvent } from "../src/time/watermarks.js";
+import { InputWatermarkMerger, type WatermarkEvent, WatermarkTracker } from "../src/time/watermarks.js";
 
-const show = (e: WatermarkEvent | null) => (e === null ? "-" : e.kind === "idle" ? "idle" : `wm ${e.timestamp}`);
+const show = (e: WatermarkEvent | null) =>
+  e === null ? "-" : e.kind === "idle" ? "idle" : `wm ${e.timestamp}`;
 
 /**
  * Steps for a source tracker: `t=<ms>` sets the clock, `<split>:<wm>` records a row with that
@@ -43,7 +44,12 @@ describe("WatermarkTracker", () => {
       "a:10 b:3 poll t=60 a:50 t=120 poll b:20 poll a:70 b:60 poll",
       ["wm 3", "wm 50", "-", "wm 60"],
     ],
-    ["all idle → idle once; data → watermark again", 100, "a:10 poll t=100 poll poll a:5 poll a:11 poll", ["wm 10", "idle", "-", "wm 10", "wm 11"]],
+    [
+      "all idle → idle once; data → watermark again",
+      100,
+      "a:10 poll t=100 poll poll a:5 poll a:11 poll",
+      ["wm 10", "idle", "-", "wm 10", "wm 11"],
+    ],
     ["no idleness with timeout 0", 0, "a:10 b:3 poll t=1000000 poll", ["wm 3", "-"]],
     ["a removed split no longer holds it back", 0, "a:10 b:3 poll xb poll", ["wm 3", "wm 10"]],
   ] as const)("%s", (_name, timeout, steps, expected) => {
@@ -60,6 +66,16 @@ describe("WatermarkTracker", () => {
     expect(b.currentWatermark).toBe(10);
     b.onRecord(0, 15);
     expect(show(b.poll())).toBe("wm 15");
+  });
+
+  it("snapshots the initial watermark (-Infinity) through JSON", () => {
+    const a = new WatermarkTracker();
+    a.addSplit("p0");
+    const b = new WatermarkTracker();
+    b.restore(JSON.parse(JSON.stringify(a.snapshot())));
+    expect(b.currentWatermark).toBe(Number.NEGATIVE_INFINITY);
+    b.onRecord("p1", 5);
+    expect(show(b.poll())).toBe("-");
   });
 });
 
@@ -84,9 +100,19 @@ describe("InputWatermarkMerger", () => {
     ["single input passes advances only", 1, "0:5 0:5 0:3 0:9", ["wm 5", "-", "-", "wm 9"]],
     ["min over inputs", 2, "0:5 1:3 1:8 0:10", ["-", "wm 3", "wm 5", "wm 8"]],
     ["an idle input is excluded", 2, "0:5 1:idle 0:7", ["-", "wm 5", "wm 7"]],
-    ["an input back from idle holds again, never backwards", 2, "0:5 1:idle 0:9 1:4 0:20 1:12", ["-", "wm 5", "wm 9", "-", "-", "wm 12"]],
+    [
+      "an input back from idle holds again, never backwards",
+      2,
+      "0:5 1:idle 0:9 1:4 0:20 1:12",
+      ["-", "wm 5", "wm 9", "-", "-", "wm 12"],
+    ],
     ["data reactivates an idle input", 2, "0:5 1:2 1:idle 1:data 0:9", ["-", "wm 2", "wm 5", "-", "-"]],
-    ["all idle → idle once, then re-announce", 2, "0:5 1:5 0:idle 1:idle 1:idle 1:5", ["-", "wm 5", "-", "idle", "-", "wm 5"]],
+    [
+      "all idle → idle once, then re-announce",
+      2,
+      "0:5 1:5 0:idle 1:idle 1:idle 1:5",
+      ["-", "wm 5", "-", "idle", "-", "wm 5"],
+    ],
     ["an ended input counts as +∞", 2, "0:5 1:end 0:6 0:end", ["-", "wm 5", "wm 6", "wm Infinity"]],
   ] as const)("%s", (_name, inputs, steps, expected) => {
     expect(runMerger(inputs, steps)).toEqual(expected);

@@ -42,7 +42,8 @@ export class GroupAggregates {
   /** Merges `other` (later rows, e.g. a later window slice) into `g`; `other` is not modified. */
   merge(g: GroupAcc, other: GroupAcc): void {
     g[0] = (g[0] as number) + (other[0] as number);
-    for (let i = 0; i < this.bindings.length; i++) g[i + 1] = this.bindings[i].fn.merge(g[i + 1], other[i + 1]);
+    for (let i = 0; i < this.bindings.length; i++)
+      g[i + 1] = this.bindings[i].fn.merge(g[i + 1], other[i + 1]);
   }
 
   rowCount(g: GroupAcc): number {

@@ -4,7 +4,10 @@ import { compareValues } from "./compare.js";
 
 /** MIN/MAX without retraction: the current extreme, or null. */
 function plain(name: "MIN" | "MAX"): AggregateFunction<unknown> {
-  const better = name === "MIN" ? (a: unknown, b: unknown) => compareValues(a, b) < 0 : (a: unknown, b: unknown) => compareValues(a, b) > 0;
+  const better =
+    name === "MIN"
+      ? (a: unknown, b: unknown) => compareValues(a, b) < 0
+      : (a: unknown, b: unknown) => compareValues(a, b) > 0;
   return {
     name,
     retractable: false,

@@ -75,5 +75,7 @@ export function lastValue(retractable: boolean): AggregateFunction {
 
 /** LISTAGG(x [, separator]): the non-null values in arrival order joined by `separator` (`,`). */
 export function listAgg(separator = ","): AggregateFunction {
-  return ordered("LISTAGG", (items) => (items.length === 0 ? null : items.join(separator))) as AggregateFunction;
+  return ordered("LISTAGG", (items) =>
+    items.length === 0 ? null : items.join(separator),
+  ) as AggregateFunction;
 }

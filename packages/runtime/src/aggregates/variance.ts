@@ -14,7 +14,11 @@ export type MomentsAcc = [number, number, number];
  * n = 0, and for the sample forms when n = 1. Rounding error can make the variance of equal
  * values slightly negative; it is clamped to 0.
  */
-export function variance(kind: VarianceKind, inputType: DataType, resultType: DataType): AggregateFunction<MomentsAcc> {
+export function variance(
+  kind: VarianceKind,
+  inputType: DataType,
+  resultType: DataType,
+): AggregateFunction<MomentsAcc> {
   const scale = decimalScale(inputType);
   const sample = kind === "VAR_SAMP" || kind === "STDDEV_SAMP";
   const root = kind === "STDDEV_POP" || kind === "STDDEV_SAMP";

@@ -48,6 +48,7 @@ export function inline(template: (args: readonly string[], c: CallSite) => strin
 /** The upper-cased keyword literal at argument `i` (EXTRACT unit, TRIM mode, ...). */
 export function keywordArg(c: CallSite, i: number): string {
   const v = c.literals[i];
-  if (typeof v !== "string") throw new ExpressionError(`${c.fn}: argument ${i + 1} must be a keyword literal`);
+  if (typeof v !== "string")
+    throw new ExpressionError(`${c.fn}: argument ${i + 1} must be a keyword literal`);
   return v.toUpperCase();
 }

@@ -2,16 +2,16 @@ import type { DataType } from "@weir/planner";
 import { formatType, isNumeric, STRING_LENGTH } from "@weir/planner";
 import { floorDiv, MS_PER_DAY, parseDate, parseTime, parseTimestamp } from "./datetime.js";
 import {
+  checkPrecision,
   decimalFromInteger,
   decimalFromNumber,
   decimalToNumber,
   decimalTruncToNumber,
   parseDecimal,
   rescale,
-  checkPrecision,
 } from "./decimal.js";
 import { ExpressionError } from "./errors.js";
-import { formatValue } from "./format.js";
+import { formatSqlValue } from "./format.js";
 import type { Zone } from "./timezone.js";
 import { instantToLocal, localToInstant } from "./timezone.js";
 
@@ -155,7 +155,8 @@ function fromNumeric(from: DataType, to: DataType): CastFn {
     case "DOUBLE":
       return asNumber;
     case "DECIMAL":
-      if (from.kind === "DECIMAL") return (v) => checkPrecision(rescale(v as bigint, from.scale, to.scale), to.precision);
+      if (from.kind === "DECIMAL")
+        return (v) => checkPrecision(rescale(v as bigint, from.scale, to.scale), to.precision);
       if (from.kind === "FLOAT" || from.kind === "DOUBLE") {
         return (v) => decimalFromNumber(v as number, to.precision, to.scale);
       }
@@ -177,13 +178,17 @@ function temporal(from: DataType, to: DataType, zone: Zone): CastFn {
       : identity;
   }
   const toLocal = (v: unknown) => (f === "TIMESTAMP_LTZ" ? instantToLocal(v as number, zone) : (v as number));
-  const fromLocal =
-    t === "TIMESTAMP_LTZ" ? (ts: number) => localToInstant(ts, zone) : (ts: number) => ts;
+  const fromLocal = t === "TIMESTAMP_LTZ" ? (ts: number) => localToInstant(ts, zone) : (ts: number) => ts;
   if (f === "DATE") return (v) => fromLocal((v as number) * MS_PER_DAY);
   if (f === "TIME") return (v) => fromLocal(v as number);
   // from TIMESTAMP / TIMESTAMP_LTZ
   if (t === "DATE") return (v) => floorDiv(toLocal(v), MS_PER_DAY);
-  if (t === "TIME") return (v) => truncateMillis(((toLocal(v) % MS_PER_DAY) + MS_PER_DAY) % MS_PER_DAY, (to as { precision: number }).precision);
+  if (t === "TIME")
+    return (v) =>
+      truncateMillis(
+        ((toLocal(v) % MS_PER_DAY) + MS_PER_DAY) % MS_PER_DAY,
+        (to as { precision: number }).precision,
+      );
   const p = (to as { precision: number }).precision;
   return (v) => truncateMillis(fromLocal(toLocal(v)), p);
 }
@@ -199,7 +204,7 @@ export function castFunction(from: DataType, to: DataType, zone: Zone): CastFn {
   if (t === "CHAR" || t === "VARCHAR") {
     if (f === "CHAR" || f === "VARCHAR") return fitString(to);
     const fit = fitString(to);
-    return (v) => fit(formatValue(v, from, zone));
+    return (v) => fit(formatSqlValue(v, from, zone));
   }
   if (f === "CHAR" || f === "VARCHAR") return fromString(to, from, zone);
   if (isNumeric(from) || f === "BOOLEAN") {
@@ -214,9 +219,11 @@ export function castFunction(from: DataType, to: DataType, zone: Zone): CastFn {
       return fromNumeric(from, to);
     }
   }
-  const isTemporal = (k: string) => k === "DATE" || k === "TIME" || k === "TIMESTAMP" || k === "TIMESTAMP_LTZ";
+  const isTemporal = (k: string) =>
+    k === "DATE" || k === "TIME" || k === "TIMESTAMP" || k === "TIMESTAMP_LTZ";
   if (isTemporal(f) && isTemporal(t)) return temporal(from, to, zone);
-  if ((f === "INTERVAL_DAY_TIME" || f === "INTERVAL_YEAR_MONTH") && (f === t || isNumeric(to))) return identity;
+  if ((f === "INTERVAL_DAY_TIME" || f === "INTERVAL_YEAR_MONTH") && (f === t || isNumeric(to)))
+    return identity;
   if ((f === "BINARY" || f === "VARBINARY") && (t === "BINARY" || t === "VARBINARY")) {
     return (v) => fitBinary(v as Uint8Array, to);
   }

@@ -1,4 +1,13 @@
-import { civilFromDays, dayOfYear, daysFromCivil, daysInMonth, floorDiv, isoDayOfWeek, MS_PER_DAY, pad } from "./datetime.js";
+import {
+  civilFromDays,
+  dayOfYear,
+  daysFromCivil,
+  daysInMonth,
+  floorDiv,
+  isoDayOfWeek,
+  MS_PER_DAY,
+  pad,
+} from "./datetime.js";
 import { ExpressionError } from "./errors.js";
 
 /**
@@ -10,7 +19,20 @@ import { ExpressionError } from "./errors.js";
 
 type Token = { readonly letter: string; readonly count: number } | { readonly literal: string };
 
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 const DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
 const LETTERS = new Set(["y", "M", "d", "H", "k", "h", "K", "m", "s", "S", "E", "a", "D", "u"]);
 
@@ -140,7 +162,12 @@ export function dateParser(pattern: string): Parser {
     }
     fields.push(t);
     const next = tokens[i + 1];
-    const adjacentNumeric = next !== undefined && "letter" in next && !"MEa".includes(next.letter);
+    const adjacentNumeric =
+      next !== undefined &&
+      "letter" in next &&
+      next.letter !== "E" &&
+      next.letter !== "a" &&
+      !(next.letter === "M" && next.count >= 3);
     if (t.letter === "a") re += "(AM|PM|am|pm)";
     else if (t.letter === "E") re += "([A-Za-z]+)";
     else if (t.letter === "M" && t.count >= 3) re += "([A-Za-z]+)";
@@ -169,7 +196,9 @@ export function dateParser(pattern: string): Parser {
           break;
         case "M":
           if (fields[i].count >= 3) {
-            const idx = MONTHS.findIndex((name) => name.toLowerCase().startsWith(v.toLowerCase().slice(0, 3)));
+            const idx = MONTHS.findIndex((name) =>
+              name.toLowerCase().startsWith(v.toLowerCase().slice(0, 3)),
+            );
             if (idx < 0) return null;
             month = idx + 1;
           } else month = n;

@@ -6,7 +6,8 @@ import { ExpressionError } from "./errors.js";
 const item: FnImpl = {
   gen: (c) => {
     const [a, k] = c.args;
-    if (c.argTypes[0].kind === "ARRAY") return `(${k} >= 1 && ${k} <= ${a}.length ? (${a}[${k} - 1] ?? null) : null)`;
+    if (c.argTypes[0].kind === "ARRAY")
+      return `(${k} >= 1 && ${k} <= ${a}.length ? (${a}[${k} - 1] ?? null) : null)`;
     return `(${a}.get(${k}) ?? null)`;
   },
 };

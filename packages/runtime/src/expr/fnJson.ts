@@ -86,7 +86,12 @@ function returning(type: DataType): (v: unknown) => unknown {
     case "INT":
     case "BIGINT":
       return (v) => {
-        const n = typeof v === "number" ? v : typeof v === "string" && /^\s*-?\d+\s*$/.test(v) ? Number(v) : Number.NaN;
+        const n =
+          typeof v === "number"
+            ? v
+            : typeof v === "string" && /^\s*-?\d+\s*$/.test(v)
+              ? Number(v)
+              : Number.NaN;
         return Number.isInteger(n) ? n : null;
       };
     case "FLOAT":

@@ -1,13 +1,7 @@
 import type { DataType } from "@weir/planner";
 import type { CallSite, FnImpl } from "./callSite.js";
 import { fnFor, fnOf, inline } from "./callSite.js";
-import {
-  decimalCeil,
-  decimalFloor,
-  decimalRound,
-  decimalTruncate,
-  rescale,
-} from "./decimal.js";
+import { decimalCeil, decimalFloor, decimalRound, decimalTruncate, rescale } from "./decimal.js";
 
 /** A DOUBLE function; DECIMAL arguments have been cast to DOUBLE by the binder. */
 const dbl = (f: (...x: number[]) => number): FnImpl => fnOf(f);
@@ -20,7 +14,7 @@ function roundHalfUp(x: number, r: number): number {
   const scaled = Number(`${Math.abs(x)}e${r}`);
   const rounded = Math.sign(x) * Math.floor(scaled + 0.5);
   const out = r >= 0 ? Number(`${rounded}e${-r}`) : rounded / factor;
-  return Number.isNaN(out) ? Math.sign(x) * Math.round(Math.abs(x) * factor) / factor : out;
+  return Number.isNaN(out) ? (Math.sign(x) * Math.round(Math.abs(x) * factor)) / factor : out;
 }
 
 function truncateDouble(x: number, r: number): number {
@@ -68,7 +62,8 @@ function floorCeilNumeric(ceil: boolean): (c: CallSite) => string {
 }
 
 function sign(t: DataType): (x: unknown) => unknown {
-  if (t.kind === "DECIMAL") return (x) => rescale((x as bigint) > 0n ? 1n : (x as bigint) < 0n ? -1n : 0n, 0, t.scale);
+  if (t.kind === "DECIMAL")
+    return (x) => rescale((x as bigint) > 0n ? 1n : (x as bigint) < 0n ? -1n : 0n, 0, t.scale);
   return (x) => Math.sign(x as number);
 }
 

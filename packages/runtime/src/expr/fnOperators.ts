@@ -17,7 +17,14 @@ import { compareValues, valuesEqual } from "./values.js";
 
 const isInterval = (t: DataType) => t.kind === "INTERVAL_DAY_TIME" || t.kind === "INTERVAL_YEAR_MONTH";
 const isPrimitive = (t: DataType) =>
-  !(t.kind === "ARRAY" || t.kind === "MAP" || t.kind === "MULTISET" || t.kind === "ROW" || t.kind === "BINARY" || t.kind === "VARBINARY");
+  !(
+    t.kind === "ARRAY" ||
+    t.kind === "MAP" ||
+    t.kind === "MULTISET" ||
+    t.kind === "ROW" ||
+    t.kind === "BINARY" ||
+    t.kind === "VARBINARY"
+  );
 
 function divisionByZero(): never {
   throw new ExpressionError("Division by zero");
@@ -52,7 +59,8 @@ function datetimeArithmetic(op: Op, c: CallSite): string {
   const [a, b] = c.args;
   const [ta, tb] = c.argTypes;
   // interval + datetime: swap into datetime + interval
-  if (isInterval(ta) && !isInterval(tb)) return datetimeArithmetic(op, { ...c, args: [b, a], argTypes: [tb, ta] });
+  if (isInterval(ta) && !isInterval(tb))
+    return datetimeArithmetic(op, { ...c, args: [b, a], argTypes: [tb, ta] });
   const sign = op === "-" ? "-" : "";
   if (tb.kind === "INTERVAL_YEAR_MONTH") {
     switch (ta.kind) {
@@ -62,7 +70,8 @@ function datetimeArithmetic(op: Op, c: CallSite): string {
         return `${c.env(addMonthsToTimestamp)}(${a}, ${sign}${b})`;
       case "TIMESTAMP_LTZ": {
         const zone = c.zone;
-        const f = (x: number, m: number) => localToInstant(addMonthsToTimestamp(instantToLocal(x, zone), m), zone);
+        const f = (x: number, m: number) =>
+          localToInstant(addMonthsToTimestamp(instantToLocal(x, zone), m), zone);
         return `${c.env(f)}(${a}, ${sign}${b})`;
       }
       case "TIME":
@@ -96,7 +105,13 @@ function arithmetic(op: Op): FnImpl {
         return datetimeArithmetic(op, c);
       }
       if (t.kind === "DECIMAL") {
-        const make = { "+": decimalAdd, "-": decimalSubtract, "*": decimalMultiply, "/": decimalDivide, "%": decimalMod }[op];
+        const make = {
+          "+": decimalAdd,
+          "-": decimalSubtract,
+          "*": decimalMultiply,
+          "/": decimalDivide,
+          "%": decimalMod,
+        }[op];
         return `${c.env(make(shape(ta), shape(tb), shape(t)))}(${a}, ${b})`;
       }
       if (t.kind === "DOUBLE" || t.kind === "FLOAT") return wrap(t.kind, `${a} ${op} ${b}`);
@@ -117,7 +132,13 @@ const negate: FnImpl = {
 };
 
 /** Comparison code over two non-null operands of the same type. */
-export function comparisonCode(op: string, a: string, b: string, t: DataType, c: Pick<CallSite, "env">): string {
+export function comparisonCode(
+  op: string,
+  a: string,
+  b: string,
+  t: DataType,
+  c: Pick<CallSite, "env">,
+): string {
   if (op === "=" || op === "<>") {
     if (isPrimitive(t)) return `(${a} ${op === "=" ? "===" : "!=="} ${b})`;
     return `${op === "=" ? "" : "!"}${c.env(valuesEqual)}(${a}, ${b})`;
@@ -180,7 +201,5 @@ export const OPERATOR_IMPLS: Record<string, FnImpl> = {
   "IS DISTINCT FROM": distinct(false),
   "IS NOT DISTINCT FROM": distinct(true),
   NOT: inline(([a]) => `!${a}`),
-  "||": fnFor((c) =>
-    c.type.kind === "VARBINARY" ? concatBytes : (a: string, b: string) => a + b,
-  ),
+  "||": fnFor((c) => (c.type.kind === "VARBINARY" ? concatBytes : (a: string, b: string) => a + b)),
 };

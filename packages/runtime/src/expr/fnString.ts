@@ -181,4 +181,3 @@ export const STRING_IMPLS: Record<string, FnImpl> = {
   LIKE: patternMatch("like"),
   "SIMILAR TO": patternMatch("similar"),
 };
-

@@ -282,7 +282,10 @@ const toTimestampLtz: FnImpl = {
       };
       return `${c.env(f)}(${c.args.join(", ")})`;
     }
-    const num = t.kind === "DECIMAL" ? (v: unknown) => decimalToNumber(v as bigint, t.scale) : (v: unknown) => v as number;
+    const num =
+      t.kind === "DECIMAL"
+        ? (v: unknown) => decimalToNumber(v as bigint, t.scale)
+        : (v: unknown) => v as number;
     const f = (v: unknown, precision = 3) => {
       if (precision !== 0 && precision !== 3) {
         throw new ExpressionError(`TO_TIMESTAMP_LTZ: precision must be 0 or 3, got ${precision}`);

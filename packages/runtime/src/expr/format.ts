@@ -40,13 +40,14 @@ export function formatInterval(value: number, kind: "INTERVAL_DAY_TIME" | "INTER
   return `${sign}${days} ${formatTime(abs - days * MS_PER_DAY, 3)}`;
 }
 
-const hex = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
+const hex = (bytes: Uint8Array) =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 
 /**
  * A non-null value of `type` as Flink's CAST(... AS STRING) prints it. Containers print as
  * `[a, b]`, `{k=v}` and `(a, b)`, with NULL elements as `NULL`.
  */
-export function formatValue(value: unknown, type: DataType, zone: Zone): string {
+export function formatSqlValue(value: unknown, type: DataType, zone: Zone): string {
   switch (type.kind) {
     case "BOOLEAN":
       return value ? "TRUE" : "FALSE";
@@ -82,7 +83,8 @@ export function formatValue(value: unknown, type: DataType, zone: Zone): string 
       return `[${(value as unknown[]).map((v) => formatNullable(v, type.element, zone)).join(", ")}]`;
     case "MULTISET": {
       const parts: string[] = [];
-      for (const [k, n] of value as Map<unknown, number>) parts.push(`${formatNullable(k, type.element, zone)}=${n}`);
+      for (const [k, n] of value as Map<unknown, number>)
+        parts.push(`${formatNullable(k, type.element, zone)}=${n}`);
       return `{${parts.join(", ")}}`;
     }
     case "MAP": {
@@ -104,7 +106,7 @@ export function formatValue(value: unknown, type: DataType, zone: Zone): string 
 }
 
 function formatNullable(value: unknown, type: DataType, zone: Zone): string {
-  return value === null || value === undefined ? "NULL" : formatValue(value, type, zone);
+  return value === null || value === undefined ? "NULL" : formatSqlValue(value, type, zone);
 }
 
 export { hex as bytesToHex };

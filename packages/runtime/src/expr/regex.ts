@@ -135,14 +135,14 @@ export function translateReplacement(replacement: string): string {
   return out;
 }
 
-/** SQL LIKE: `%` any sequence, `_` one character, `escape` makes the next character literal. */
-export function likeToRegex(pattern: string, escape: string | null): RegExp {
+/** SQL LIKE: `%` any sequence, `_` one character, `escapeChar` makes the next character literal. */
+export function likeToRegex(pattern: string, escapeChar: string | null): RegExp {
   let out = "^";
   for (let i = 0; i < pattern.length; i++) {
     const ch = pattern[i];
-    if (escape !== null && ch === escape) {
+    if (escapeChar !== null && ch === escapeChar) {
       const next = pattern[i + 1];
-      if (next === undefined) throw new Error(`LIKE pattern '${pattern}' ends with the escape character`);
+      if (next === undefined) throw new Error(`LIKE pattern '${pattern}' ends with the escapeChar character`);
       out += escapeRe(next);
       i++;
     } else if (ch === "%") out += "[\\s\\S]*";
@@ -153,11 +153,11 @@ export function likeToRegex(pattern: string, escape: string | null): RegExp {
 }
 
 /** SQL SIMILAR TO: LIKE's wildcards plus regex alternation, groups, quantifiers and classes. */
-export function similarToRegex(pattern: string, escape: string | null): RegExp {
+export function similarToRegex(pattern: string, escapeChar: string | null): RegExp {
   let out = "^(?:";
   for (let i = 0; i < pattern.length; i++) {
     const ch = pattern[i];
-    if (escape !== null && ch === escape) {
+    if (escapeChar !== null && ch === escapeChar) {
       out += escapeRe(pattern[i + 1] ?? "");
       i++;
     } else if (ch === "%") out += "[\\s\\S]*";
@@ -170,11 +170,11 @@ export function similarToRegex(pattern: string, escape: string | null): RegExp {
 
 const likeCache = new Map<string, RegExp>();
 
-export function cachedPattern(kind: "like" | "similar", pattern: string, escape: string | null): RegExp {
-  const key = `${kind}\u0000${escape ?? ""}\u0000${pattern}`;
+export function cachedPattern(kind: "like" | "similar", pattern: string, escapeChar: string | null): RegExp {
+  const key = `${kind}\u0000${escapeChar ?? ""}\u0000${pattern}`;
   let re = likeCache.get(key);
   if (re === undefined) {
-    re = kind === "like" ? likeToRegex(pattern, escape) : similarToRegex(pattern, escape);
+    re = kind === "like" ? likeToRegex(pattern, escapeChar) : similarToRegex(pattern, escapeChar);
     if (likeCache.size > 1000) likeCache.clear();
     likeCache.set(key, re);
   }

@@ -34,6 +34,7 @@ export interface ValueState<V> {
   delete(key: StateKey): void;
   /** Live entries (not expired), in no particular order. */
   entries(): IterableIterator<[StateKey, V]>;
+  /** Stored entries, counting expired ones that cleanup has not removed yet. */
   readonly size: number;
 }
 

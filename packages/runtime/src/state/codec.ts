@@ -27,11 +27,14 @@ export function encodeJson(v: unknown): Json {
       throw new Error(`cannot snapshot a value of type ${typeof v}`);
   }
   if (Array.isArray(v)) return v.map(encodeJson);
-  if (v instanceof Uint8Array) return { $x: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64") };
+  if (v instanceof Uint8Array)
+    return { $x: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64") };
   if (v instanceof Map) return { $m: [...v].map(([k, x]) => [encodeJson(k), encodeJson(x)]) };
   const proto = Object.getPrototypeOf(v);
   if (proto !== Object.prototype && proto !== null) {
-    throw new Error(`cannot snapshot an instance of ${proto?.constructor?.name ?? "?"}: state holds plain data`);
+    throw new Error(
+      `cannot snapshot an instance of ${proto?.constructor?.name ?? "?"}: state holds plain data`,
+    );
   }
   const out: { [key: string]: Json } = {};
   let tagged = false;

@@ -5,7 +5,6 @@ import type {
   StateBackend,
   StateOptions,
   StateSnapshot,
-  TableKind,
   TableSnapshot,
   TimeIndexedState,
   TimerService,
@@ -123,7 +122,8 @@ export class MemoryStateBackend implements StateBackend {
     const now = this.clock();
     for (const t of this.tables.values()) {
       if (removed >= budget) break;
-      if (t.kind === "value" || t.kind === "map" || t.kind === "list") removed += t.table.cleanup(budget - removed, now);
+      if (t.kind === "value" || t.kind === "map" || t.kind === "list")
+        removed += t.table.cleanup(budget - removed, now);
     }
     return removed;
   }
@@ -148,7 +148,9 @@ export class MemoryStateBackend implements StateBackend {
         );
       }
       if (t.kind !== s.kind) {
-        throw new Error(`cannot restore: state table '${name}' is ${t.kind} but the snapshot holds ${s.kind}`);
+        throw new Error(
+          `cannot restore: state table '${name}' is ${t.kind} but the snapshot holds ${s.kind}`,
+        );
       }
     }
     for (const [name, t] of this.tables) {
@@ -245,7 +247,7 @@ function clearTable(t: Table): void {
       return;
     default: {
       const _exhaustive: never = t;
-      return _exhaustive;
+      throw new Error(`unknown state table kind ${(_exhaustive as Table).kind}`);
     }
   }
 }
@@ -259,13 +261,18 @@ function restoreTable(t: Table, s: TableSnapshot): void {
     }
   } else if (s.kind === "timers" && t.kind === "timers") {
     t.timers.watermark = decodeJson(s.watermark) as number;
-    for (const [ts, keys] of s.eventTime) for (const k of keys) t.timers.eventTime.put(decodeTs(ts), decodeJson(k) as StateKey, true);
+    for (const [ts, keys] of s.eventTime)
+      for (const k of keys) t.timers.eventTime.put(decodeTs(ts), decodeJson(k) as StateKey, true);
     for (const [ts, keys] of s.processingTime) {
       for (const k of keys) t.timers.processingTime.put(decodeTs(ts), decodeJson(k) as StateKey, true);
     }
   } else if ((s.kind === "value" || s.kind === "map" || s.kind === "list") && t.kind === s.kind) {
     for (const e of s.entries as Json[][]) {
-      t.table.load(decodeJson(e[0]) as StateKey, decodeJson(e[1]), e.length > 2 ? (e[2] as number) : undefined);
+      t.table.load(
+        decodeJson(e[0]) as StateKey,
+        decodeJson(e[1]),
+        e.length > 2 ? (e[2] as number) : undefined,
+      );
     }
   } else {
     throw new Error(`cannot restore a ${s.kind} table into a ${t.kind} table`);

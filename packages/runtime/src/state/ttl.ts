@@ -21,7 +21,8 @@ export class KeyedTable<X> {
     ttl: TtlConfig | undefined,
     private readonly clock: Clock,
   ) {
-    if (ttl !== undefined && !(ttl.ttlMs > 0)) throw new Error(`state TTL must be positive, got ${ttl.ttlMs}`);
+    if (ttl !== undefined && !(ttl.ttlMs > 0))
+      throw new Error(`state TTL must be positive, got ${ttl.ttlMs}`);
     this.touched = ttl === undefined ? null : new Map();
     this.ttlMs = ttl?.ttlMs ?? 0;
     this.refreshOnRead = (ttl?.update ?? "read-write") === "read-write";

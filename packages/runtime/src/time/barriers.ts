@@ -77,7 +77,7 @@ export class BarrierAligner {
         return;
       default: {
         const _exhaustive: never = message;
-        return _exhaustive;
+        throw new Error(`unknown message kind ${(_exhaustive as Message).kind}`);
       }
     }
   }

@@ -1,5 +1,6 @@
 import type { IdleMessage, WatermarkMessage } from "../changelog.js";
 import { Message } from "../changelog.js";
+import { decodeJson, encodeJson, type Json } from "../state/codec.js";
 
 /** What a watermark component tells downstream: a new watermark, or that it has gone idle. */
 export type WatermarkEvent = WatermarkMessage | IdleMessage;
@@ -108,16 +109,26 @@ export class WatermarkTracker {
     return null;
   }
 
-  /** Per-split watermarks and idleness, for a checkpoint (processing-time activity is not kept). */
-  snapshot(): { emitted: number; splits: [string | number, number][] } {
-    return { emitted: this.emitted, splits: [...this.splits].map(([id, s]) => [id, s.watermark]) };
+  /**
+   * Per-split watermarks, for a checkpoint, as JSON (±∞ encoded). Idleness is processing-time
+   * state and is not kept: after a restore every split is active until it times out again.
+   */
+  snapshot(): Json {
+    return encodeJson({
+      emitted: this.emitted,
+      splits: [...this.splits].map(([id, s]) => [id, s.watermark]),
+    });
   }
 
-  restore(snapshot: { emitted: number; splits: [string | number, number][] }): void {
+  restore(snapshot: Json): void {
+    const { emitted, splits } = decodeJson(snapshot) as {
+      emitted: number;
+      splits: [string | number, number][];
+    };
     this.splits.clear();
     const now = this.clock();
-    for (const [id, wm] of snapshot.splits) this.splits.set(id, { watermark: wm, lastActivity: now, idle: false });
-    this.emitted = snapshot.emitted;
+    for (const [id, wm] of splits) this.splits.set(id, { watermark: wm, lastActivity: now, idle: false });
+    this.emitted = emitted;
     this.idleReported = false;
   }
 }

@@ -1,5 +1,5 @@
-import type { StateKey } from "../state/keys.js";
 import type { ValueState } from "../state/api.js";
+import type { StateKey } from "../state/keys.js";
 
 /** A session window [start, end): `end` is the last row's time + gap. */
 export interface SessionWindow {

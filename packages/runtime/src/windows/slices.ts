@@ -127,6 +127,8 @@ export function cumulativeAssigner(maxSize: number, step: number, offset = 0): S
     windowStart,
     slicesOf: (windowEnd) => range(windowStart(windowEnd) + step, windowEnd, step),
     expiredSlices: (windowEnd) =>
-      windowEnd === windowStart(windowEnd) + maxSize ? range(windowEnd - maxSize + step, windowEnd, step) : [],
+      windowEnd === windowStart(windowEnd) + maxSize
+        ? range(windowEnd - maxSize + step, windowEnd, step)
+        : [],
   };
 }

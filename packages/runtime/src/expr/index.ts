@@ -1,0 +1,39 @@
+export type { CastFn } from "./cast.js";
+export { castFunction } from "./cast.js";
+export type { CompiledExpr, CompiledPredicate, CompiledProjection } from "./compile.js";
+export { compileExpr, compilePredicate, compileProjection, compileStats } from "./compile.js";
+export type { EvalContext } from "./context.js";
+export { defaultEvalContext } from "./context.js";
+export { dateFormatter, dateParser } from "./dateFormat.js";
+export {
+  civilFromDays,
+  daysFromCivil,
+  formatDate,
+  formatTime,
+  formatTimestamp,
+  parseDate,
+  parseTime,
+  parseTimestamp,
+} from "./datetime.js";
+export type { DecimalBinary, DecimalShape } from "./decimal.js";
+export {
+  checkPrecision,
+  compareDecimal,
+  decimalAdd,
+  decimalDivide,
+  decimalFromInteger,
+  decimalFromNumber,
+  decimalMod,
+  decimalMultiply,
+  decimalSubtract,
+  decimalToNumber,
+  divRoundHalfUp,
+  fitsPrecision,
+  formatDecimal,
+  parseDecimal,
+  rescale as rescaleDecimal,
+} from "./decimal.js";
+export { ExpressionError } from "./errors.js";
+export { formatInterval, formatSqlValue, javaDoubleToString, javaFloatToString } from "./format.js";
+export type { Zone } from "./timezone.js";
+export { getZone, instantToLocal, localToInstant } from "./timezone.js";

@@ -1,0 +1,78 @@
+import { createHash } from "node:crypto";
+import type { PhysicalDag } from "@weir/planner";
+import { PHYSICAL_DAG_VERSION } from "@weir/planner";
+import type { StateSnapshot } from "../state/api.js";
+import { STATE_SNAPSHOT_VERSION } from "../state/api.js";
+import type { Json } from "../state/codec.js";
+import type { JobMetrics } from "./metrics.js";
+
+export const JOB_CHECKPOINT_VERSION = 1;
+
+/**
+ * One consistent cut of a running job, as plain JSON: every source's position (the next record
+ * after the cut) and watermark state, every operator's state after exactly the records before the
+ * cut, every sink's pre-committed transaction, and the cumulative metrics. A job restored from it
+ * produces, after the cut, exactly what the original job produced after it.
+ */
+export interface JobCheckpoint {
+  readonly version: number;
+  readonly checkpointId: number;
+  /** {@link planFingerprint} of the DAG that took it; a restore into another plan is refused. */
+  readonly planFingerprint: string;
+  readonly dagVersion: number;
+  readonly stateVersion: number;
+  readonly sources: { readonly [nodeId: string]: SourceCheckpoint };
+  readonly operators: { readonly [nodeId: string]: OperatorCheckpoint };
+  readonly sinks: { readonly [nodeId: string]: SinkCheckpoint };
+  readonly metrics: JobMetrics;
+}
+
+export interface SourceCheckpoint {
+  readonly position: Json;
+  /** The watermark tracker's state, through the state JSON codec (watermarks may be ±∞). */
+  readonly watermarks: Json;
+  readonly ended: boolean;
+}
+
+export interface OperatorCheckpoint {
+  readonly state: StateSnapshot;
+  /** The last watermark the operator processed and the last it forwarded (JSON codec). */
+  readonly watermark: Json;
+  readonly forwarded: Json;
+}
+
+export interface SinkCheckpoint {
+  /** What `preCommit` returned (null for a sink without two-phase commit). */
+  readonly preCommitted: Json;
+}
+
+/**
+ * A hash of what determines the meaning of state: the nodes and sinks, without source spans (a
+ * comment added to the script does not change the plan) and without settings.
+ */
+export function planFingerprint(dag: PhysicalDag): string {
+  const text = JSON.stringify({ version: dag.version, nodes: dag.nodes, sinks: dag.sinks }, (key, value) =>
+    key === "span" ? undefined : value,
+  );
+  return createHash("sha256").update(text).digest("hex").slice(0, 32);
+}
+
+/** Throws a message saying what does not fit when `cp` cannot be restored into `dag`. */
+export function checkRestorable(cp: JobCheckpoint, dag: PhysicalDag): void {
+  if (cp.version !== JOB_CHECKPOINT_VERSION) {
+    throw new Error(
+      `cannot restore checkpoint ${cp.checkpointId}: it has format version ${cp.version}, this Weir reads version ${JOB_CHECKPOINT_VERSION}`,
+    );
+  }
+  if (cp.dagVersion !== PHYSICAL_DAG_VERSION || cp.stateVersion !== STATE_SNAPSHOT_VERSION) {
+    throw new Error(
+      `cannot restore checkpoint ${cp.checkpointId}: it was taken with plan version ${cp.dagVersion} and state version ${cp.stateVersion}, this Weir uses ${PHYSICAL_DAG_VERSION} and ${STATE_SNAPSHOT_VERSION}`,
+    );
+  }
+  const fp = planFingerprint(dag);
+  if (cp.planFingerprint !== fp) {
+    throw new Error(
+      `cannot restore checkpoint ${cp.checkpointId}: it was taken from a different query plan (fingerprint ${cp.planFingerprint}, this plan is ${fp}); the state of a changed query cannot be reused — start without the checkpoint`,
+    );
+  }
+}

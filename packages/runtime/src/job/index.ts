@@ -1,0 +1,5 @@
+export * from "./checkpoint.js";
+export * from "./errors.js";
+export * from "./job.js";
+export * from "./metrics.js";
+export * from "./source-operator.js";

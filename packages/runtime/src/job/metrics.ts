@@ -1,0 +1,35 @@
+/**
+ * The run summary of a job. All counters are cumulative from the job's first start: a job restored
+ * from a checkpoint continues the counts the checkpoint carries. Keys of the records are node ids.
+ */
+export interface JobMetrics {
+  /** Wall time of this run (since `open`), in ms. */
+  readonly durationMs: number;
+  readonly sources: { readonly [nodeId: string]: SourceMetrics };
+  readonly operators: { readonly [nodeId: string]: OperatorRunMetrics };
+  readonly sinks: { readonly [nodeId: string]: SinkMetrics };
+}
+
+export interface SourceMetrics {
+  readonly table: string;
+  readonly connector: string;
+  readonly recordsRead: number;
+  /** The source's current watermark, or null before the first one. `Infinity` once it ended. */
+  readonly watermark: number | null;
+  /** The connector's own counters (skipped bad records, bytes, ...). */
+  readonly counters: { readonly [name: string]: number };
+}
+
+export interface OperatorRunMetrics {
+  readonly kind: string;
+  readonly recordsIn: number;
+  readonly recordsOut: number;
+  readonly lateRecordsDropped: number;
+}
+
+export interface SinkMetrics {
+  readonly table: string;
+  readonly connector: string;
+  readonly recordsWritten: number;
+  readonly counters: { readonly [name: string]: number };
+}

@@ -1,0 +1,147 @@
+import type { SourceNode } from "@weir/planner";
+import type { ChangeBatch, Row } from "../changelog.js";
+import { ChangeBatchBuilder, Message, type Op } from "../changelog.js";
+import type { PollResult } from "../connector.js";
+import type { CompiledExpr } from "../expr/compile.js";
+import { compileExpr } from "../expr/compile.js";
+import type { EvalContext } from "../expr/context.js";
+import { decodeJson, encodeJson, type Json } from "../state/codec.js";
+import type { Clock } from "../time/watermarks.js";
+import { WatermarkTracker } from "../time/watermarks.js";
+
+/**
+ * Turns a source reader's poll results into the messages of the source node: rows completed with
+ * the computed columns (compiled once), then the source's watermark when it advanced (tracked per
+ * split, with the node's idle timeout), or `idle`. The end of a bounded source becomes the final
+ * watermark (+∞) and `end`.
+ *
+ * Invariant: a row whose rowtime (the watermark column) is NULL fails the job, as in Flink.
+ */
+export class SourceOperator {
+  readonly tracker: WatermarkTracker;
+  private readonly computed: { readonly index: number; readonly fn: CompiledExpr }[] = [];
+  /** For each output column, the index of its value in a connector row, or -1 for computed. */
+  private readonly physicalIndex: number[] = [];
+  private readonly physicalCount: number;
+  private readonly watermarkColumn: number;
+  private readonly watermarkExpr: CompiledExpr | null;
+  ended = false;
+
+  constructor(
+    readonly node: SourceNode,
+    evalContext: EvalContext,
+    clock: Clock,
+  ) {
+    this.tracker = new WatermarkTracker({ idleTimeoutMs: node.idleTimeoutMs, clock });
+    let p = 0;
+    node.columns.forEach((c, i) => {
+      if (c.kind === "computed") {
+        this.computed.push({ index: i, fn: compileExpr(c.expr, evalContext) });
+        this.physicalIndex.push(-1);
+      } else {
+        this.physicalIndex.push(p++);
+      }
+    });
+    this.physicalCount = p;
+    this.watermarkColumn = node.watermark?.column ?? -1;
+    this.watermarkExpr = node.watermark ? compileExpr(node.watermark.expr, evalContext) : null;
+  }
+
+  /** Messages for one poll result, in order; `emit` is called synchronously. */
+  process(result: PollResult, emit: (m: Message) => void): number {
+    switch (result.kind) {
+      case "data": {
+        let n = 0;
+        for (const s of result.splits) {
+          if (s.batch.length === 0) continue;
+          const batch = this.complete(s.batch);
+          n += batch.length;
+          if (this.watermarkExpr !== null) this.track(s.split, batch);
+          emit(Message.data(batch));
+        }
+        this.pollWatermark(emit);
+        return n;
+      }
+      case "idle":
+        this.pollWatermark(emit);
+        return 0;
+      case "end":
+        this.ended = true;
+        emit(Message.watermark(Number.POSITIVE_INFINITY));
+        emit(Message.end());
+        return 0;
+      default: {
+        const _exhaustive: never = result;
+        return _exhaustive;
+      }
+    }
+  }
+
+  /** Emits the source watermark if it advanced or the source went idle (checked against the clock). */
+  pollWatermark(emit: (m: Message) => void): void {
+    if (this.watermarkExpr === null || this.ended) return;
+    const ev = this.tracker.poll();
+    if (ev !== null) emit(ev);
+  }
+
+  /** The current source watermark (Infinity once ended), or null before the first. */
+  get watermark(): number | null {
+    if (this.ended) return Number.POSITIVE_INFINITY;
+    const w = this.tracker.currentWatermark;
+    return w === Number.NEGATIVE_INFINITY ? null : w;
+  }
+
+  snapshotWatermarks(): Json {
+    return encodeJson(this.tracker.snapshot());
+  }
+
+  restoreWatermarks(j: Json): void {
+    this.tracker.restore(decodeJson(j) as ReturnType<WatermarkTracker["snapshot"]>);
+  }
+
+  private complete(batch: ChangeBatch): ChangeBatch {
+    if (this.computed.length === 0) {
+      this.checkWidth(batch);
+      return batch;
+    }
+    const out = new ChangeBatchBuilder(batch.length);
+    const idx = this.physicalIndex;
+    for (let i = 0; i < batch.length; i++) {
+      const src = batch.rows[i];
+      if (src.length !== this.physicalCount) this.badWidth(src);
+      const row: Row = new Array(idx.length);
+      for (let c = 0; c < idx.length; c++) row[c] = idx[c] < 0 ? null : src[idx[c]];
+      for (const cc of this.computed) row[cc.index] = cc.fn(row);
+      out.push(batch.ops[i] as Op, row);
+    }
+    return out.finish();
+  }
+
+  private track(split: string, batch: ChangeBatch): void {
+    const col = this.watermarkColumn;
+    const expr = this.watermarkExpr!;
+    let max = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < batch.length; i++) {
+      const row = batch.rows[i];
+      if (row[col] === null || row[col] === undefined) {
+        throw new Error(
+          `table '${this.node.table}': the rowtime column '${this.node.schema[col]?.name}' is NULL in a row; a WATERMARK column must not be NULL (filter or COALESCE it in a computed column)`,
+        );
+      }
+      const w = expr(row);
+      if (typeof w === "number" && w > max) max = w;
+    }
+    this.tracker.onRecord(split, max);
+  }
+
+  private checkWidth(batch: ChangeBatch): void {
+    for (let i = 0; i < batch.length; i++)
+      if (batch.rows[i].length !== this.physicalCount) this.badWidth(batch.rows[i]);
+  }
+
+  private badWidth(row: Row): never {
+    throw new Error(
+      `table '${this.node.table}': the connector '${this.node.connector}' produced a row of ${row.length} values, expected ${this.physicalCount} (physical and metadata columns)`,
+    );
+  }
+}

@@ -1,0 +1,48 @@
+import type { ChangelogMode, PhysicalNode, PhysicalNodeKind } from "@weir/planner";
+import type { Operator } from "../operator.js";
+
+/** A node of one kind. */
+export type NodeOfKind<K extends PhysicalNodeKind> = Extract<PhysicalNode, { kind: K }>;
+
+/**
+ * What the job knows about a node's surroundings when it builds the operator: the changelog mode
+ * of each input (so an operator can drop state that an insert-only input can never retract).
+ */
+export interface OperatorBuildInfo {
+  readonly inputModes: readonly ChangelogMode[];
+}
+
+export type KindFactory<K extends PhysicalNodeKind> = (
+  node: NodeOfKind<K>,
+  info: OperatorBuildInfo,
+) => Operator;
+
+/** Kinds that the job runs itself rather than through an operator. */
+const BUILT_IN = new Set<PhysicalNodeKind>(["source", "sink"]);
+
+const factories = new Map<PhysicalNodeKind, KindFactory<PhysicalNodeKind>>();
+
+/**
+ * Registers the operator for a node kind. Each operator module registers its kinds when it is
+ * imported (`operators/index.ts` imports them all); registering a kind twice is a bug.
+ */
+export function registerOperator<K extends PhysicalNodeKind>(kind: K, factory: KindFactory<K>): void {
+  if (BUILT_IN.has(kind)) throw new Error(`node kind '${kind}' is run by the job, not by an operator`);
+  if (factories.has(kind)) throw new Error(`an operator for node kind '${kind}' is registered twice`);
+  factories.set(kind, factory as unknown as KindFactory<PhysicalNodeKind>);
+}
+
+/** Builds the operator for `node`; throws a clear error when no operator runs its kind. */
+export function createOperator(node: PhysicalNode, info: OperatorBuildInfo): Operator {
+  const f = factories.get(node.kind);
+  if (f === undefined) {
+    throw new Error(
+      `the runtime has no operator for plan node '${node.kind}' (node ${node.id}); registered: ${[...factories.keys()].sort().join(", ")}`,
+    );
+  }
+  return f(node, info);
+}
+
+export function registeredOperatorKinds(): PhysicalNodeKind[] {
+  return [...factories.keys()].sort();
+}

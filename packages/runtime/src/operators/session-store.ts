@@ -1,0 +1,89 @@
+import type { StateBackend } from "../state/api.js";
+import type { StateKey } from "../state/keys.js";
+import { assignSession, type SessionWindow } from "../windows/session.js";
+
+/**
+ * Session windows per key with one value per session (an accumulator, or buffered rows), all in
+ * state: the sessions of each key (ascending, disjoint), the value of each session under (key,
+ * session start), and an index of session ends so that a watermark finds the sessions that fire.
+ *
+ * Invariants: a key's sessions never touch or overlap (merging keeps it so); every live session
+ * has exactly one entry in `ends` at (end, key) holding its start; a session fires once, when the
+ * watermark reaches `end − 1`, and is dropped with its value right after.
+ */
+export class SessionStore<V> {
+  private readonly sessions;
+  private readonly values;
+  private readonly ends;
+
+  constructor(
+    state: StateBackend,
+    prefix: string,
+    readonly gapMs: number,
+    private readonly mergeValues: (into: V, from: V) => V,
+  ) {
+    if (!(gapMs > 0)) throw new Error(`SESSION gap must be positive, got ${gapMs} ms`);
+    this.sessions = state.value<SessionWindow[]>(`${prefix}sessions`);
+    this.values = state.map<number, V>(`${prefix}session-values`);
+    this.ends = state.timeIndexed<number>(`${prefix}session-ends`);
+  }
+
+  /**
+   * Adds a row at `timestamp` to `key`'s sessions, merging the sessions it bridges (and their
+   * values). Returns the session that holds the row, or null when that session has already
+   * fired at `watermark` (the row is late) — state is unchanged then.
+   */
+  assign(key: StateKey, timestamp: number, watermark: number, create: () => V): SessionWindow | null {
+    const current = this.sessions.get(key) ?? [];
+    const { sessions, assignment } = assignSession(current, timestamp, this.gapMs);
+    const w = assignment.window;
+    if (w.end - 1 <= watermark) return null;
+    const merged = assignment.merged;
+    if (merged.length === 1 && merged[0] === w) return w;
+    let value: V | undefined;
+    for (const m of merged) {
+      const v = this.values.get(key, m.start);
+      this.values.delete(key, m.start);
+      this.ends.delete(m.end, key);
+      if (v !== undefined) value = value === undefined ? v : this.mergeValues(value, v);
+    }
+    this.values.put(key, w.start, value ?? create());
+    this.ends.put(w.end, key, w.start);
+    this.sessions.put(key, sessions);
+    return w;
+  }
+
+  /** The live session of `key` that contains `timestamp`, if any. */
+  find(key: StateKey, timestamp: number): SessionWindow | undefined {
+    const list = this.sessions.get(key);
+    if (list === undefined) return undefined;
+    for (const s of list) if (s.start <= timestamp && timestamp < s.end) return s;
+    return undefined;
+  }
+
+  get(key: StateKey, window: SessionWindow): V | undefined {
+    return this.values.get(key, window.start);
+  }
+
+  set(key: StateKey, window: SessionWindow, value: V): void {
+    this.values.put(key, window.start, value);
+  }
+
+  /**
+   * Fires every session with `end − 1 ≤ watermark`, by end then by the order the keys' sessions
+   * reached that end, and drops it with its value.
+   */
+  fire(watermark: number, onFire: (key: StateKey, window: SessionWindow, value: V) => void): void {
+    this.ends.expireUpTo(watermark + 1, (end, entries) => {
+      for (const [key, start] of entries) {
+        const window = { start, end };
+        const value = this.values.get(key, start);
+        this.values.delete(key, start);
+        const rest = (this.sessions.get(key) ?? []).filter((s) => s.start !== start);
+        if (rest.length === 0) this.sessions.delete(key);
+        else this.sessions.put(key, rest);
+        if (value !== undefined) onFire(key, window, value);
+      }
+    });
+  }
+}

@@ -1,0 +1,193 @@
+import type { WindowAggregateNode, WindowSpec } from "@weir/planner";
+import type { GroupAcc, GroupAggregates } from "../aggregates/group.js";
+import { type ChangeBatch, ChangeBatchBuilder, Op, opSign, type Row } from "../changelog.js";
+import type { Operator, OperatorContext } from "../operator.js";
+import type { TimeIndexedState } from "../state/api.js";
+import { type KeyCodec, keyCodec, type StateKey } from "../state/keys.js";
+import {
+  cumulativeAssigner,
+  hoppingAssigner,
+  isWindowFired,
+  type SliceAssigner,
+  tumblingAssigner,
+} from "../windows/slices.js";
+import { registerOperator } from "./registry.js";
+import { SessionStore } from "./session-store.js";
+import { bindAggregates, inputTypesFromOutput, StoredWatermark } from "./time-support.js";
+
+/** The slice assigner of an aligned window (TUMBLE, HOP, CUMULATE); null for SESSION. */
+export function sliceAssignerOf(window: WindowSpec): SliceAssigner | null {
+  switch (window.kind) {
+    case "tumble":
+      return tumblingAssigner(window.size, window.offset);
+    case "hop":
+      return hoppingAssigner(window.size, window.slide, window.offset);
+    case "cumulate":
+      return cumulativeAssigner(window.maxSize, window.step, window.offset);
+    case "session":
+      return null;
+    default: {
+      const _exhaustive: never = window;
+      return _exhaustive;
+    }
+  }
+}
+
+/**
+ * Window aggregation. Aligned windows (TUMBLE, HOP, CUMULATE) share work through slices: a row is
+ * accumulated once, into its slice's accumulator for its group key (state `slices`, indexed by
+ * slice end); when a window fires, the accumulators of its slices are merged per key and the
+ * result is emitted; a slice is dropped once the last window that needs it has fired. SESSION
+ * windows are merged per key (see {@link SessionStore}), one accumulator per session.
+ *
+ * Output: group keys, aggregate values, window_start, window_end, window_time (= end − 1), all
+ * `+I`, once per window and key, in order of window end then of the keys' first appearance.
+ * Retractions are applied to the accumulators (a group whose row count nets to 0 emits nothing).
+ * A row whose every window has fired is late: dropped and counted; a HOP/CUMULATE row whose
+ * slice still belongs to an unfired window counts only in the windows that have not fired.
+*/
+export class WindowAggregateOperator implements Operator {
+  private ctx!: OperatorContext;
+  private aggs!: GroupAggregates;
+  private codec!: KeyCodec;
+  private assigner: SliceAssigner | null = null;
+  private slices: TimeIndexedState<GroupAcc> | null = null;
+  private sessions: SessionStore<GroupAcc> | null = null;
+  private watermark!: StoredWatermark;
+
+  constructor(
+    private readonly node: WindowAggregateNode,
+    /** Whether the input may retract: picks the retractable accumulators (MIN/MAX, FIRST/LAST_VALUE). */
+    private readonly retractable = true,
+  ) {}
+
+  open(ctx: OperatorContext): void {
+    this.ctx = ctx;
+    const n = this.node;
+    this.aggs = bindAggregates(n.aggregates, this.retractable);
+    this.codec = keyCodec(n.groupKeys, inputTypesFromOutput(n.groupKeys, n.schema));
+    this.watermark = new StoredWatermark(ctx.state.value<number>("watermark"));
+    this.assigner = sliceAssignerOf(n.window);
+    if (this.assigner !== null) {
+      this.slices = ctx.state.timeIndexed<GroupAcc>("slices");
+    } else {
+      const aggs = this.aggs;
+      this.sessions = new SessionStore<GroupAcc>(ctx.state, "", (n.window as { gap: number }).gap, (into, from) => {
+        aggs.merge(into, from);
+        return into;
+      });
+    }
+  }
+
+  processBatch(_input: number, batch: ChangeBatch): void {
+    const { ops, rows, length } = batch;
+    const tc = this.node.timeColumn;
+    const wm = this.watermark.get();
+    const metrics = this.ctx.metrics;
+    metrics.recordsIn += length;
+    for (let i = 0; i < length; i++) {
+      const row = rows[i];
+      const ts = row[tc];
+      if (ts === null || ts === undefined) continue;
+      const sign = opSign(ops[i] as Op);
+      if (this.slices !== null) this.accumulateSlice(row, ts as number, sign, wm);
+      else this.accumulateSession(row, ts as number, sign, wm);
+    }
+  }
+
+  private accumulateSlice(row: Row, ts: number, sign: 1 | -1, wm: number): void {
+    const a = this.assigner!;
+    const sliceEnd = a.sliceEnd(ts);
+    if (isWindowFired(a.lastWindowEnd(sliceEnd), wm) || a.windowEndsOf(sliceEnd).length === 0) {
+      this.ctx.metrics.lateRecordsDropped++;
+      return;
+    }
+    const key = this.codec.encode(row);
+    const slices = this.slices!;
+    const acc = slices.get(sliceEnd, key) ?? this.aggs.create();
+    this.aggs.apply(acc, row, sign);
+    slices.put(sliceEnd, key, acc);
+  }
+
+  private accumulateSession(row: Row, ts: number, sign: 1 | -1, wm: number): void {
+    const key = this.codec.encode(row);
+    const store = this.sessions!;
+    const window = sign > 0 ? store.assign(key, ts, wm, () => this.aggs.create()) : store.find(key, ts);
+    if (window === null || window === undefined) {
+      this.ctx.metrics.lateRecordsDropped++;
+      return;
+    }
+    const acc = store.get(key, window)!;
+    this.aggs.apply(acc, row, sign);
+    store.set(key, window, acc);
+  }
+
+  onWatermark(watermark: number): number {
+    const out = new ChangeBatchBuilder();
+    if (this.slices !== null) this.fireSlices(watermark, out);
+    else {
+      this.sessions!.fire(watermark, (key, w, acc) => this.emit(out, key, acc, w.start, w.end));
+    }
+    this.watermark.set(watermark);
+    if (out.length > 0) {
+      this.ctx.metrics.recordsOut += out.length;
+      this.ctx.emit(out.finish());
+    }
+    return watermark;
+  }
+
+  private fireSlices(watermark: number, out: ChangeBatchBuilder): void {
+    const a = this.assigner!;
+    const slices = this.slices!;
+    const previous = this.watermark.get();
+    const sliceEnds = slices.timestamps();
+    if (sliceEnds.length === 0) return;
+    // Window ends that fire now: (previous + 1, watermark + 1], among windows holding a slice.
+    const ends = new Set<number>();
+    for (const s of sliceEnds) {
+      if (a.firstWindowEnd(s) - 1 > watermark) break;
+      for (const e of a.windowEndsOf(s)) {
+        if (e - 1 > previous && e - 1 <= watermark) ends.add(e);
+      }
+    }
+    const sorted = [...ends].sort((x, y) => x - y);
+    for (const end of sorted) {
+      const merged = new Map<StateKey, GroupAcc>();
+      for (const s of a.slicesOf(end)) {
+        const bucket = slices.bucket(s);
+        if (bucket === undefined) continue;
+        for (const [key, acc] of bucket) {
+          let m = merged.get(key);
+          if (m === undefined) {
+            m = this.aggs.create();
+            merged.set(key, m);
+          }
+          this.aggs.merge(m, acc);
+        }
+      }
+      const start = a.windowStart(end);
+      for (const [key, acc] of merged) this.emit(out, key, acc, start, end);
+    }
+    // Drop the slices whose last window has fired (lastWindowEnd grows with the slice end).
+    let upTo: number | undefined;
+    for (const s of slices.timestamps()) {
+      if (!isWindowFired(a.lastWindowEnd(s), watermark)) break;
+      upTo = s;
+    }
+    if (upTo !== undefined) slices.expireUpTo(upTo);
+  }
+
+  private emit(out: ChangeBatchBuilder, key: StateKey, acc: GroupAcc, start: number, end: number): void {
+    if (this.aggs.rowCount(acc) <= 0) return;
+    const row: Row = this.codec.decode(key);
+    const values = this.aggs.values(acc);
+    for (let i = 0; i < values.length; i++) row.push(values[i]);
+    row.push(start, end, end - 1);
+    out.push(Op.INSERT, row);
+  }
+}
+
+registerOperator(
+  "window-aggregate",
+  (node, info) => new WindowAggregateOperator(node, (info.inputModes[0]?.kind ?? "retract") !== "insert-only"),
+);

@@ -1,0 +1,259 @@
+import { E, T } from "@weir/planner";
+import { compileExpr, defaultEvalContext, getZone, localToInstant } from "@weir/runtime";
+import { describe, expect, it } from "vitest";
+import { call, col, ev, lit } from "./exprHelpers.js";
+
+const s = lit.str;
+const i = lit.int;
+
+describe("string functions", () => {
+  it.each([
+    ["UPPER", [s("aBc")], "ABC"],
+    ["LOWER", [s("aBc")], "abc"],
+    ["INITCAP", [s("hello wORLD-x1y")], "Hello World-X1y"],
+    ["TRIM", [lit.kw("BOTH"), s(" "), s("  ab  ")], "ab"],
+    ["TRIM", [lit.kw("LEADING"), s("x"), s("xxabxx")], "abxx"],
+    ["TRIM", [lit.kw("TRAILING"), s("xy"), s("xxabyx")], "xxab"],
+    ["LTRIM", [s("  ab ")], "ab "],
+    ["RTRIM", [s("  ab ")], "  ab"],
+    ["SUBSTRING", [s("Hello World"), i(7)], "World"],
+    ["SUBSTRING", [s("Hello World"), i(1), i(5)], "Hello"],
+    ["SUBSTRING", [s("Hello World"), i(-5), i(3)], "Wor"],
+    ["SUBSTRING", [s("Hello"), i(0), i(2)], "He"],
+    ["SUBSTRING", [s("Hello"), i(10)], ""],
+    ["SUBSTR", [s("😀ab"), i(2)], "ab"],
+    ["CONCAT", [s("a"), s("b"), s("c")], "abc"],
+    ["CONCAT", [s("a"), s(null)], null],
+    ["CONCAT_WS", [s("~"), s("AA"), s(null), s("BB"), s("")], "AA~BB~"],
+    ["CONCAT_WS", [s(null), s("AA")], null],
+    ["||", [s("a"), s("b")], "ab"],
+    ["CHAR_LENGTH", [s("héllo😀")], 6],
+    ["POSITION", [s("lo"), s("hello lo")], 4],
+    ["POSITION", [s("z"), s("hello")], 0],
+    ["LOCATE", [s("lo"), s("hello lo"), i(5)], 7],
+    ["REPLACE", [s("hello world"), s("world"), s("flink")], "hello flink"],
+    ["OVERLAY", [s("This is an old string"), s(" new"), i(10), i(5)], "This is a new string"],
+    ["REGEXP", [s("abc123"), s("\\d+")], true],
+    ["REGEXP", [s("abc"), s("(?i)ABC")], true],
+    ["REGEXP_EXTRACT", [s("foothebar"), s("foo(.*?)(bar)"), i(2)], "bar"],
+    ["REGEXP_EXTRACT", [s("foothebar"), s("foo(.*?)(bar)")], "the"],
+    ["REGEXP_EXTRACT", [s("foothebar"), s("foo(.*?)(bar)"), i(3)], null],
+    ["REGEXP_EXTRACT", [s("abc"), s("(")], null], // invalid regex
+    ["REGEXP_REPLACE", [s("foobar"), s("oo|ar"), s("")], "fb"],
+    ["REGEXP_REPLACE", [s("2024-01-02"), s("(\\d+)-(\\d+)-(\\d+)"), s("$3/$2/$1")], "02/01/2024"],
+    ["REGEXP_REPLACE", [s("a.b"), s("\\Q.\\E"), s("\\$")], "a$b"],
+    ["SPLIT_INDEX", [s("Jack,John,Mary"), s(","), i(2)], "Mary"],
+    ["SPLIT_INDEX", [s("Jack,John,Mary"), s(","), i(3)], null],
+    ["SPLIT_INDEX", [s("Jack,John,Mary"), s(","), i(-1)], null],
+    ["LPAD", [s("hi"), i(4), s("??")], "??hi"],
+    ["LPAD", [s("hi"), i(1), s("??")], "h"],
+    ["RPAD", [s("hi"), i(5), s("ab")], "hiaba"],
+    ["RPAD", [s("hi"), i(-1), s("ab")], null],
+    ["REPEAT", [s("ab"), i(3)], "ababab"],
+    ["REVERSE", [s("abc")], "cba"],
+    ["MD5", [s("")], "d41d8cd98f00b204e9800998ecf8427e"],
+    ["SHA1", [s("abc")], "a9993e364706816aba3e25717850c26c9cd0d89d"],
+    ["SHA256", [s("abc")], "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"],
+    ["TO_BASE64", [s("hello world")], "aGVsbG8gd29ybGQ="],
+    ["FROM_BASE64", [s("aGVsbG8gd29ybGQ=")], "hello world"],
+    ["ASCII", [s("abc")], 97],
+    ["ASCII", [s("")], 0],
+    ["CHR", [i(97)], "a"],
+    ["CHR", [i(353)], "a"],
+    ["LEFT", [s("hello"), i(2)], "he"],
+    ["RIGHT", [s("hello"), i(2)], "lo"],
+    ["LEFT", [s("hello"), i(-1)], ""],
+  ])("%s(%#) = %j", (fn, args, expected) => {
+    expect(ev(call(fn, ...args))).toBe(expected);
+  });
+
+  it.each([
+    ["abc", "a%", null, true],
+    ["abc", "_b_", null, true],
+    ["abc", "a_", null, false],
+    ["a%c", "a!%c", "!", true],
+    ["abc", "a!%c", "!", false],
+    ["a.c", "a.c", null, true],
+    ["axc", "a.c", null, false],
+    ["line\nbreak", "line%", null, true],
+  ])("%j LIKE %j ESCAPE %j = %s", (v, pattern, esc, expected) => {
+    const args = [s(v), s(pattern), ...(esc ? [s(esc)] : [])];
+    expect(ev(call("LIKE", ...args))).toBe(expected);
+    // a non-literal pattern goes through the run-time cache
+    expect(ev(call("LIKE", s(v), col(0, T.string()), ...(esc ? [s(esc)] : [])), [pattern])).toBe(expected);
+  });
+  it.each([
+    ["abc", "(a|x)bc", true],
+    ["xbc", "(a|x)bc", true],
+    ["abbbc", "ab+c", true],
+    ["a.c", "a.c", true],
+    ["abc", "a.c", false],
+    ["abc", "%c", true],
+  ])("%j SIMILAR TO %j = %s", (v, pattern, expected) => {
+    expect(ev(call("SIMILAR TO", s(v), s(pattern)))).toBe(expected);
+  });
+});
+
+describe("math functions", () => {
+  const d = lit.double;
+  it.each([
+    ["ABS", [i(-3)], 3],
+    ["ABS", [lit.dec("-1.50", 3, 2)], 150n],
+    ["POWER", [i(2), i(10)], 1024],
+    ["SQRT", [d(16)], 4],
+    ["LN", [d(Math.E)], 1],
+    ["LOG10", [d(1000)], 3],
+    ["LOG2", [d(8)], 3],
+    ["LOG", [d(2), d(8)], 3],
+    ["EXP", [d(0)], 1],
+    ["SIGN", [d(-2.5)], -1],
+    ["SIGN", [lit.dec("-2.5", 2, 1)], -10n],
+    ["ROUND", [d(2.5)], 3],
+    ["ROUND", [d(-2.5)], -3],
+    ["ROUND", [d(1.005), i(2)], 1.01],
+    ["ROUND", [d(125.315), i(-1)], 130],
+    ["ROUND", [lit.dec("1.235", 4, 3), i(2)], 1240n],
+    ["ROUND", [lit.dec("-1.235", 4, 3), i(2)], -1240n],
+    ["ROUND", [lit.dec("9.995", 4, 3), i(2)], 10000n],
+    ["ROUND", [lit.dec("1.5", 2, 1)], 2n],
+    ["ROUND", [i(1234), i(-2)], 1200],
+    ["TRUNCATE", [d(42.345), i(2)], 42.34],
+    ["TRUNCATE", [lit.dec("-1.239", 4, 3), i(2)], -1230n],
+    ["FLOOR", [d(-1.5)], -2],
+    ["CEIL", [d(1.2)], 2],
+    ["FLOOR", [lit.dec("-1.5", 2, 1)], -2n],
+    ["CEIL", [lit.dec("1.01", 3, 2)], 2n],
+    ["%", [i(7), i(3)], 1],
+    ["MOD", [i(-7), i(3)], -1],
+    ["PI", [], Math.PI],
+  ])("%s(%#) = %s", (fn, args, expected) => {
+    expect(ev(call(fn, ...args))).toBe(expected);
+  });
+});
+
+describe("time functions", () => {
+  const ts = lit.ts;
+  it.each([
+    ["DATE_FORMAT", [ts("2024-03-05 07:08:09.123"), s("yyyy-MM-dd HH:mm:ss.SSS")], "2024-03-05 07:08:09.123"],
+    ["DATE_FORMAT", [ts("2024-03-05 17:08:09"), s("yy/M/d h:mm a EEE MMM")], "24/3/5 5:08 PM Tue Mar"],
+    ["DATE_FORMAT", [s("2024-03-05 07:08:09"), s("yyyyMMdd")], "20240305"],
+    ["DATE_FORMAT", [s("garbage"), s("yyyyMMdd")], null],
+    ["TO_TIMESTAMP", [s("2024-03-05 07:08:09")], Date.UTC(2024, 2, 5, 7, 8, 9)],
+    ["TO_TIMESTAMP", [s("05/03/2024 07:08"), s("dd/MM/yyyy HH:mm")], Date.UTC(2024, 2, 5, 7, 8)],
+    ["TO_TIMESTAMP", [s("20240305070809"), s("yyyyMMddHHmmss")], Date.UTC(2024, 2, 5, 7, 8, 9)],
+    ["TO_TIMESTAMP", [s("nope")], null],
+    ["TO_DATE", [s("2024-03-05")], 19787],
+    ["TO_DATE", [s("20240305"), s("yyyyMMdd")], 19787],
+    ["TO_TIMESTAMP_LTZ", [lit.bigint(1700000000), i(0)], 1700000000000],
+    ["TO_TIMESTAMP_LTZ", [lit.bigint(1700000000123), i(3)], 1700000000123],
+    ["UNIX_TIMESTAMP", [s("1970-01-01 00:01:00")], 60],
+    ["UNIX_TIMESTAMP", [s("bad")], -(2 ** 63)],
+    ["FROM_UNIXTIME", [i(44)], "1970-01-01 00:00:44"],
+    ["FROM_UNIXTIME", [i(86400), s("yyyy-MM-dd")], "1970-01-02"],
+    ["EXTRACT", [lit.kw("YEAR"), ts("2024-03-05 07:08:09")], 2024],
+    ["EXTRACT", [lit.kw("QUARTER"), ts("2024-08-05 07:08:09")], 3],
+    ["EXTRACT", [lit.kw("DOW"), ts("2024-03-03 00:00:00")], 1], // Sunday
+    ["EXTRACT", [lit.kw("DOY"), lit.date("2024-12-31")], 366],
+    ["EXTRACT", [lit.kw("WEEK"), lit.date("2021-01-03")], 53],
+    ["EXTRACT", [lit.kw("SECOND"), ts("2024-03-05 07:08:09")], 9],
+    ["EXTRACT", [lit.kw("MILLISECOND"), ts("2024-03-05 07:08:09.250")], 9250],
+    ["EXTRACT", [lit.kw("EPOCH"), ts("1970-01-02 00:00:00")], 86400],
+    ["YEAR", [lit.date("1994-09-27")], 1994],
+    ["MONTH", [lit.date("1994-09-27")], 9],
+    ["DAYOFMONTH", [lit.date("1994-09-27")], 27],
+    ["DAYOFWEEK", [lit.date("1994-09-27")], 3],
+    ["DAYOFYEAR", [lit.date("1994-09-27")], 270],
+    ["WEEK", [lit.date("1994-09-27")], 39],
+    ["QUARTER", [lit.date("1994-09-27")], 3],
+    ["HOUR", [ts("1994-09-27 13:14:15")], 13],
+    ["MINUTE", [ts("1994-09-27 13:14:15")], 14],
+    ["SECOND", [ts("1994-09-27 13:14:15")], 15],
+    ["FLOOR", [ts("2024-03-05 07:38:09"), lit.kw("HOUR")], Date.UTC(2024, 2, 5, 7)],
+    ["FLOOR", [ts("2024-03-05 07:38:09"), lit.kw("MONTH")], Date.UTC(2024, 2, 1)],
+    ["FLOOR", [ts("2024-08-05 07:38:09"), lit.kw("QUARTER")], Date.UTC(2024, 6, 1)],
+    ["FLOOR", [ts("2024-03-06 07:38:09"), lit.kw("WEEK")], Date.UTC(2024, 2, 3)],
+    ["CEIL", [ts("2024-03-05 07:38:09"), lit.kw("MINUTE")], Date.UTC(2024, 2, 5, 7, 39)],
+    ["CEIL", [ts("2024-03-05 07:00:00"), lit.kw("HOUR")], Date.UTC(2024, 2, 5, 7)],
+    ["CEIL", [ts("2024-12-05 07:00:00"), lit.kw("YEAR")], Date.UTC(2025, 0, 1)],
+    ["FLOOR", [lit.date("2024-03-05"), lit.kw("MONTH")], 19783],
+    ["TIMESTAMPADD", [lit.kw("WEEK"), i(1), lit.date("2003-01-02")], 12061],
+    ["TIMESTAMPADD", [lit.kw("MONTH"), i(1), ts("2024-01-31 10:00:00")], Date.UTC(2024, 1, 29, 10)],
+    ["TIMESTAMPADD", [lit.kw("HOUR"), i(-2), ts("2024-01-01 01:00:00")], Date.UTC(2023, 11, 31, 23)],
+    ["TIMESTAMPDIFF", [lit.kw("DAY"), ts("2003-01-02 10:00:00"), ts("2003-01-03 10:00:00")], 1],
+    ["TIMESTAMPDIFF", [lit.kw("HOUR"), ts("2003-01-02 10:00:00"), ts("2003-01-02 07:30:00")], -2],
+    ["TIMESTAMPDIFF", [lit.kw("MONTH"), ts("2003-01-31 00:00:00"), ts("2003-02-28 00:00:00")], 0],
+    ["TIMESTAMPDIFF", [lit.kw("MONTH"), ts("2003-01-28 00:00:00"), ts("2003-02-28 00:00:00")], 1],
+    ["TIMESTAMPDIFF", [lit.kw("YEAR"), lit.date("2000-02-29"), lit.date("2004-02-28")], 3],
+  ])("%s(%#) = %s", (fn, args, expected) => {
+    expect(ev(call(fn, ...args))).toBe(expected);
+  });
+
+  it("timestamp ± interval, date ± interval", () => {
+    const day = E.literal(86_400_000, T.intervalDayTime(false));
+    const month = E.literal(1, T.intervalYearMonth(false));
+    expect(ev(call("+", ts("2024-02-28 12:00:00"), day))).toBe(Date.UTC(2024, 1, 29, 12));
+    expect(ev(call("-", ts("2024-03-31 00:00:00"), month))).toBe(Date.UTC(2024, 1, 29));
+    expect(ev(call("+", lit.date("2024-02-28"), day))).toBe(19782);
+    expect(ev(call("+", month, lit.date("2024-01-31")))).toBe(19782);
+  });
+
+  it("context-driven functions", () => {
+    const now = Date.UTC(2024, 5, 1, 22, 30, 15, 500);
+    const ctx = { now: () => now, localTimeZone: "Asia/Seoul", currentWatermark: () => 1234 };
+    expect(ev(call("CURRENT_TIMESTAMP"), [], ctx)).toBe(now);
+    expect(ev(call("NOW"), [], ctx)).toBe(now);
+    expect(ev(call("PROCTIME"), [], ctx)).toBe(now);
+    expect(ev(call("LOCALTIMESTAMP"), [], ctx)).toBe(now + 9 * 3_600_000);
+    expect(ev(call("CURRENT_DATE"), [], ctx)).toBe(19876); // 2024-06-02 in Seoul
+    expect(ev(call("UNIX_TIMESTAMP"), [], ctx)).toBe(Math.floor(now / 1000));
+    const rowtime = E.input(0, {
+      kind: "TIMESTAMP",
+      precision: 3,
+      nullable: false,
+      timeAttribute: "rowtime",
+    });
+    expect(ev(call("CURRENT_WATERMARK", rowtime), [0], ctx)).toBe(1234);
+    expect(ev(call("CURRENT_WATERMARK", rowtime), [0])).toBeNull();
+  });
+});
+
+describe("time zones", () => {
+  it("Asia/Seoul has no DST; Europe/Berlin does", () => {
+    const seoul = getZone("Asia/Seoul");
+    const berlin = getZone("Europe/Berlin");
+    for (const month of [0, 3, 6, 10]) {
+      expect(seoul.offsetAt(Date.UTC(2024, month, 15))).toBe(9 * 3_600_000);
+    }
+    expect(berlin.offsetAt(Date.UTC(2024, 0, 15))).toBe(3_600_000);
+    expect(berlin.offsetAt(Date.UTC(2024, 6, 15))).toBe(7_200_000);
+    // the spring-forward instant: 2024-03-31 01:00 UTC
+    expect(berlin.offsetAt(Date.UTC(2024, 2, 31, 0, 59, 59, 999))).toBe(3_600_000);
+    expect(berlin.offsetAt(Date.UTC(2024, 2, 31, 1))).toBe(7_200_000);
+  });
+  it("local → instant: gaps shift forward, overlaps take the earlier offset (java.time)", () => {
+    const berlin = getZone("Europe/Berlin");
+    // 02:30 does not exist on 2024-03-31 in Berlin: becomes 03:30 CEST = 01:30 UTC
+    expect(localToInstant(Date.UTC(2024, 2, 31, 2, 30), berlin)).toBe(Date.UTC(2024, 2, 31, 1, 30));
+    // 02:30 happens twice on 2024-10-27: the first (CEST, +2) wins
+    expect(localToInstant(Date.UTC(2024, 9, 27, 2, 30), berlin)).toBe(Date.UTC(2024, 9, 27, 0, 30));
+    expect(localToInstant(Date.UTC(2024, 2, 31, 2, 30), getZone("Asia/Seoul"))).toBe(
+      Date.UTC(2024, 2, 30, 17, 30),
+    );
+    expect(getZone("GMT+08:00").offsetAt(0)).toBe(8 * 3_600_000);
+    expect(getZone("-05:30").offsetAt(0)).toBe(-(5 * 3_600_000 + 30 * 60_000));
+  });
+  it("TIMESTAMP ↔ TIMESTAMP_LTZ casts and LTZ functions use the session zone", () => {
+    const ctx = (tz: string) => defaultEvalContext({ localTimeZone: tz });
+    const toLtz = compileExpr(E.cast(col(0, T.timestamp(3)), T.timestampLtz(3)), ctx("Europe/Berlin"));
+    expect(toLtz([Date.UTC(2024, 6, 1, 12)])).toBe(Date.UTC(2024, 6, 1, 10));
+    expect(toLtz([Date.UTC(2024, 2, 31, 2, 30)])).toBe(Date.UTC(2024, 2, 31, 1, 30));
+    const toText = compileExpr(E.cast(col(0, T.timestampLtz(3)), T.string()), ctx("Asia/Seoul"));
+    expect(toText([Date.UTC(2024, 0, 1, 15)])).toBe("2024-01-02 00:00:00.000");
+    const hour = compileExpr(call("HOUR", col(0, T.timestampLtz(3))), ctx("Europe/Berlin"));
+    expect([hour([Date.UTC(2024, 0, 1, 12)]), hour([Date.UTC(2024, 6, 1, 12)])]).toEqual([13, 14]);
+    const fromUnix = compileExpr(call("FROM_UNIXTIME", col(0, T.bigint())), ctx("Asia/Seoul"));
+    expect(fromUnix([0])).toBe("1970-01-01 09:00:00");
+    const floorDay = compileExpr(call("FLOOR", col(0, T.timestampLtz(3)), lit.kw("DAY")), ctx("Asia/Seoul"));
+    expect(floorDay([Date.UTC(2024, 0, 1, 20)])).toBe(Date.UTC(2024, 0, 1, 15));
+  });
+});
