@@ -7,6 +7,8 @@ PNPM=scripts/pnpm.sh
 
 echo "== install"
 $PNPM install --frozen-lockfile
+# The REPL tests (test/repl) drive the shell through a real terminal: tmux.
+command -v tmux >/dev/null || (apt-get update && apt-get install -y tmux)
 echo "== build and type-check"
 $PNPM exec tsc -b
 $PNPM exec tsc -p tsconfig.tests.json

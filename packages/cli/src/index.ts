@@ -2,4 +2,5 @@ export type { CommandLine } from "./args.js";
 export { parseCommandLine, UsageError } from "./args.js";
 export type { Output } from "./output.js";
 export { processOutput } from "./output.js";
+export * from "./repl/index.js";
 export { USAGE, weir } from "./weir.js";

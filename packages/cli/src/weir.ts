@@ -2,10 +2,15 @@ import { parseCommandLine, UsageError } from "./args.js";
 import { parseCommand } from "./commands/parse.js";
 import { explainCommand, runCommand } from "./commands/run.js";
 import type { Output } from "./output.js";
+import { replCommand } from "./repl/repl.js";
 
-export const USAGE = `Usage: weir <command> [options]
+export const USAGE = `Usage: weir [command] [options]
 
 Commands:
+  repl (or no command)      the interactive shell; statements end with ';', HELP; lists commands
+      -i init.sql           run a file in the session before the prompt
+      -f script.sql         run a file and exit, as weir run does (same exit codes)
+      --set key=value       a setting, e.g. --set sql-client.execution.result-mode=tableau
   run FILE.sql [options]    execute a script: DDL and SET in order, every INSERT as one job,
                             each SELECT printed as a changelog; a run summary at the end
       --set key=value       override a setting (repeatable), e.g. --set table.local-time-zone=UTC
@@ -31,9 +36,16 @@ export async function weir(argv: readonly string[], out: Output): Promise<number
       case "explain":
         return await explainCommand(cmd, out);
       case undefined:
+        if (cmd.flags.has("help") || cmd.flags.has("h")) {
+          out.out(USAGE);
+          return 0;
+        }
+        return await replCommand(cmd, out);
+      case "repl":
+        return await replCommand(cmd, out);
       case "help":
         out.out(USAGE);
-        return cmd.command === undefined && !cmd.flags.has("help") ? 1 : 0;
+        return 0;
       default:
         out.err(`weir: unknown command '${cmd.command}'\n\n${USAGE}`);
         return 1;

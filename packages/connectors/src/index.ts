@@ -5,6 +5,7 @@ export * from "./filesystem/sink.js";
 export * from "./filesystem/source.js";
 export * from "./formats/index.js";
 export * from "./java-string.js";
+export * from "./kafka/index.js";
 export * from "./nexmark/index.js";
 export * from "./postgres/index.js";
 export * from "./registry.js";

@@ -3,6 +3,9 @@ import { ConnectorError, type ConnectorRegistry, type SinkWriter, type SourceRea
 import { DatagenSource } from "./datagen/source.js";
 import { FilesystemSink } from "./filesystem/sink.js";
 import { FilesystemSource } from "./filesystem/source.js";
+import { connectKafkajs, type KafkaConnect } from "./kafka/client.js";
+import { KafkaSinkWriter } from "./kafka/sink.js";
+import { KafkaSourceReader } from "./kafka/source.js";
 import { createNexmarkSource } from "./nexmark/index.js";
 import { createPostgresSink, createPostgresSource } from "./postgres/index.js";
 import { BlackholeSink } from "./sinks/blackhole.js";
@@ -15,14 +18,26 @@ export interface ConnectorRegistryOptions {
   /** Where the print sink writes; default `process.stdout` / `process.stderr`. */
   readonly stdout?: TextOutput;
   readonly stderr?: TextOutput;
+  /** The Kafka client factory of the kafka and upsert-kafka connectors; default kafkajs. */
+  readonly kafka?: KafkaConnect;
 }
 
-const SOURCES = ["filesystem", "datagen", "nexmark", "postgres", "jdbc"] as const;
-const SINKS = ["filesystem", "print", "blackhole", "collect", "postgres", "jdbc"] as const;
+const SOURCES = ["filesystem", "datagen", "nexmark", "postgres", "jdbc", "kafka", "upsert-kafka"] as const;
+const SINKS = [
+  "filesystem",
+  "print",
+  "blackhole",
+  "collect",
+  "postgres",
+  "jdbc",
+  "kafka",
+  "upsert-kafka",
+] as const;
 
 /** The file, generator and console connectors by `'connector'` name. */
 export function createConnectorRegistry(options: ConnectorRegistryOptions = {}): ConnectorRegistry {
   const clock = options.clock ?? Date.now;
+  const kafka = options.kafka ?? connectKafkajs;
   const outputs = { stdout: options.stdout ?? process.stdout, stderr: options.stderr ?? process.stderr };
   return {
     source(node: SourceNode): SourceReader {
@@ -36,6 +51,9 @@ export function createConnectorRegistry(options: ConnectorRegistryOptions = {}):
         case "postgres":
         case "jdbc":
           return createPostgresSource(node);
+        case "kafka":
+        case "upsert-kafka":
+          return new KafkaSourceReader(kafka);
         default:
           throw new ConnectorError(
             `unknown source connector '${node.connector}' for table ${node.table} (known: ${SOURCES.join(", ")})`,
@@ -56,6 +74,9 @@ export function createConnectorRegistry(options: ConnectorRegistryOptions = {}):
         case "postgres":
         case "jdbc":
           return createPostgresSink(node);
+        case "kafka":
+        case "upsert-kafka":
+          return new KafkaSinkWriter(kafka);
         default:
           throw new ConnectorError(
             `unknown sink connector '${node.connector}' for table ${node.table} (known: ${SINKS.join(", ")})`,

@@ -36,8 +36,20 @@ function reduce(changes: readonly string[], versioned: boolean) {
 }
 
 describe("UpsertReducer", () => {
-  const cases: { name: string; versioned: boolean; changes: string[]; deletes: string[]; upserts: string[] }[] = [
-    { name: "last upsert wins", versioned: false, changes: ["+I 1 1 a", "+U 1 1 b"], deletes: [], upserts: ["1 1 b"] },
+  const cases: {
+    name: string;
+    versioned: boolean;
+    changes: string[];
+    deletes: string[];
+    upserts: string[];
+  }[] = [
+    {
+      name: "last upsert wins",
+      versioned: false,
+      changes: ["+I 1 1 a", "+U 1 1 b"],
+      deletes: [],
+      upserts: ["1 1 b"],
+    },
     {
       name: "insert, delete, insert leaves the row (the batch-ordering bug)",
       versioned: false,
@@ -45,7 +57,13 @@ describe("UpsertReducer", () => {
       deletes: [],
       upserts: ["1 1 b"],
     },
-    { name: "insert then delete is a delete", versioned: false, changes: ["+I 1 1 a", "-D 1 1 a"], deletes: ["1@-"], upserts: [] },
+    {
+      name: "insert then delete is a delete",
+      versioned: false,
+      changes: ["+I 1 1 a", "-D 1 1 a"],
+      deletes: ["1@-"],
+      upserts: [],
+    },
     {
       name: "-U followed by its +U is just the +U",
       versioned: false,
@@ -60,10 +78,34 @@ describe("UpsertReducer", () => {
       deletes: ["1@-"],
       upserts: ["2 1 c", "3 1 d"],
     },
-    { name: "versioned: older upsert ignored", versioned: true, changes: ["+I 1 5 new", "+U 1 3 old"], deletes: [], upserts: ["1 5 new"] },
-    { name: "versioned: equal version applies", versioned: true, changes: ["+I 1 5 a", "+U 1 5 b"], deletes: [], upserts: ["1 5 b"] },
-    { name: "versioned: older delete ignored", versioned: true, changes: ["+I 1 5 a", "-D 1 3 a"], deletes: [], upserts: ["1 5 a"] },
-    { name: "versioned: newer delete wins", versioned: true, changes: ["+I 1 5 a", "-D 1 7 a"], deletes: ["1@7"], upserts: [] },
+    {
+      name: "versioned: older upsert ignored",
+      versioned: true,
+      changes: ["+I 1 5 new", "+U 1 3 old"],
+      deletes: [],
+      upserts: ["1 5 new"],
+    },
+    {
+      name: "versioned: equal version applies",
+      versioned: true,
+      changes: ["+I 1 5 a", "+U 1 5 b"],
+      deletes: [],
+      upserts: ["1 5 b"],
+    },
+    {
+      name: "versioned: older delete ignored",
+      versioned: true,
+      changes: ["+I 1 5 a", "-D 1 3 a"],
+      deletes: [],
+      upserts: ["1 5 a"],
+    },
+    {
+      name: "versioned: newer delete wins",
+      versioned: true,
+      changes: ["+I 1 5 a", "-D 1 7 a"],
+      deletes: ["1@7"],
+      upserts: [],
+    },
     {
       name: "versioned: delete then older insert is both (no tombstone)",
       versioned: true,
@@ -78,8 +120,20 @@ describe("UpsertReducer", () => {
       deletes: ["1@7"],
       upserts: [],
     },
-    { name: "versioned: NULL is older than any version", versioned: true, changes: ["+I 1 _ a", "+U 1 1 b"], deletes: [], upserts: ["1 1 b"] },
-    { name: "versioned: NULL never overwrites a version", versioned: true, changes: ["+I 1 1 a", "+U 1 _ b"], deletes: [], upserts: ["1 1 a"] },
+    {
+      name: "versioned: NULL is older than any version",
+      versioned: true,
+      changes: ["+I 1 _ a", "+U 1 1 b"],
+      deletes: [],
+      upserts: ["1 1 b"],
+    },
+    {
+      name: "versioned: NULL never overwrites a version",
+      versioned: true,
+      changes: ["+I 1 1 a", "+U 1 _ b"],
+      deletes: [],
+      upserts: ["1 1 a"],
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -104,9 +158,9 @@ class FakeConnection implements PgConnection {
     if (text.includes("FROM pg_attribute a JOIN pg_type")) {
       return {
         rows: [
-          ["id", "int8", "bigint", "bigint", "-1"],
-          ["ver", "int8", "bigint", "bigint", "-1"],
-          ["v", "text", "text", "text", "-1"],
+          ["id", "int8", "bigint", "-1"],
+          ["ver", "int8", "bigint", "-1"],
+          ["v", "text", "text", "-1"],
         ],
         rowCount: 3,
       };
@@ -115,7 +169,9 @@ class FakeConnection implements PgConnection {
     if (text === "COMMIT" && this.state.failCommits > 0) {
       this.state.failCommits--;
       this.log.push("COMMIT (connection lost)");
-      throw Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
+      throw Object.assign(new Error("terminating connection due to administrator command"), {
+        code: "57P01",
+      });
     }
     this.log.push(values.length ? `${text} ${JSON.stringify(values)}` : text);
     return { rows: [], rowCount: 0 };
@@ -148,8 +204,8 @@ describe("Postgres sink with a fake connection", () => {
     await sink.flush();
     expect(log).toEqual([
       "BEGIN",
-      `DELETE FROM "public"."out" AS t USING (VALUES ($1::bigint)) AS d(c0) WHERE t."id" = d.c0 ["2"]`,
-      `INSERT INTO "public"."out" AS t ("id", "ver", "v") VALUES ($1::bigint, $2::bigint, $3::text) ON CONFLICT ("id") DO UPDATE SET "ver" = EXCLUDED."ver", "v" = EXCLUDED."v" ["1","1","b"]`,
+      `DELETE FROM "public"."out" AS t USING (VALUES ($1::"int8")) AS d(c0) WHERE t."id" = d.c0 ["2"]`,
+      `INSERT INTO "public"."out" AS t ("id", "ver", "v") VALUES ($1::"int8", $2::"int8", $3::"text") ON CONFLICT ("id") DO UPDATE SET "ver" = EXCLUDED."ver", "v" = EXCLUDED."v" ["1","1","b"]`,
       "COMMIT",
     ]);
     expect(metrics.get("rowsUpserted")).toBe(1);
@@ -172,7 +228,10 @@ describe("Postgres sink with a fake connection", () => {
   });
 
   it("gives up after sink.max-retries, naming the table and the cause", async () => {
-    const { sink, metrics, node } = fakeSink(5, { "sink.max-retries": "2", "sink.buffer-flush.interval": "0" });
+    const { sink, metrics, node } = fakeSink(5, {
+      "sink.max-retries": "2",
+      "sink.buffer-flush.interval": "0",
+    });
     await sink.open({ node, metrics, settings: {}, cwd: "." });
     sink.write(ChangeBatch.of([change("+I 1 1 a")]));
     await expect(sink.flush()).rejects.toThrow(/public\.out failed after 2 retries: terminating connection/);
@@ -188,10 +247,27 @@ describe("Postgres sink with a fake connection", () => {
     log.length = 0;
     sink.write(ChangeBatch.of(["+I 1 1 a", "-U 1 1 a", "+U 1 2 b", "+I 2 1 c"].map(change)));
     await sink.flush();
-    const txs = log.join("\n").split("BEGIN").filter((s) => s.trim() !== "");
+    const txs = log
+      .join("\n")
+      .split("BEGIN")
+      .filter((s) => s.trim() !== "");
     expect(txs).toHaveLength(2);
     expect(txs[0]).toContain('["1","2","b"]');
     expect(txs[1]).toContain('["2","1","c"]');
     expect(metrics.get("flushes")).toBe(2);
+  });
+
+  it("starts a flush from write once the interval has passed, without awaiting it", async () => {
+    const { sink, log, metrics, node } = fakeSink(0, { "sink.buffer-flush.interval": "20 ms" });
+    await sink.open({ node, metrics, settings: {}, cwd: "." });
+    log.length = 0;
+    sink.write(ChangeBatch.of([change("+I 1 1 a")]));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(log).toEqual([]);
+    await new Promise((r) => setTimeout(r, 20));
+    sink.write(ChangeBatch.of([change("+I 2 1 b")]));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(log.filter((l) => l === "COMMIT")).toHaveLength(1);
+    expect(metrics.get("rowsUpserted")).toBe(2);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseDuration, parseMemorySize } from "../src/catalog/durations.js";
 import { validateOptions } from "../src/catalog/connector-options.js";
+import { parseDuration, parseMemorySize } from "../src/catalog/durations.js";
 
 const opts = (o: Record<string, string>) => new Map(Object.entries(o));
 
@@ -27,7 +27,12 @@ describe("validateOptions", () => {
   it("accepts a complete filesystem table with json options", () => {
     expect(
       validateOptions(
-        opts({ connector: "filesystem", path: "a.jsonl", format: "json", "json.ignore-parse-errors": "true" }),
+        opts({
+          connector: "filesystem",
+          path: "a.jsonl",
+          format: "json",
+          "json.ignore-parse-errors": "true",
+        }),
         "source",
       ),
     ).toEqual([]);
@@ -38,8 +43,16 @@ describe("validateOptions", () => {
     [{ connector: "filesytem", path: "x", format: "json" }, "source", "unknown connector 'filesytem'"],
     [{ connector: "filesystem", format: "json" }, "source", "requires the option 'path'"],
     [{ connector: "filesystem", path: "x" }, "source", "requires the option 'format'"],
-    [{ connector: "filesystem", path: "x", format: "parquet" }, "source", "does not support format 'parquet'"],
-    [{ connector: "filesystem", path: "x", format: "json", paht: "y" }, "source", "unsupported option 'paht'"],
+    [
+      { connector: "filesystem", path: "x", format: "parquet" },
+      "source",
+      "does not support format 'parquet'",
+    ],
+    [
+      { connector: "filesystem", path: "x", format: "json", paht: "y" },
+      "source",
+      "unsupported option 'paht'",
+    ],
     [{ connector: "datagen", "number-of-rows": "ten" }, "source", "expected an integer"],
     [{ connector: "datagen", "number-of-rows": "-3" }, "source", "must be at least 0"],
     [{ connector: "print", "standard-error": "yes" }, "sink", "expected 'true' or 'false'"],
@@ -62,7 +75,10 @@ describe("validateOptions", () => {
   });
 
   it("suggests the nearest option for a typo", () => {
-    const [p] = validateOptions(opts({ connector: "filesystem", path: "x", format: "json", paht: "y" }), "source");
+    const [p] = validateOptions(
+      opts({ connector: "filesystem", path: "x", format: "json", paht: "y" }),
+      "source",
+    );
     expect(p?.hint).toBe("did you mean 'path'?");
     expect(p?.at).toBe("key");
   });
@@ -80,7 +96,9 @@ describe("validateOptions", () => {
         "source",
       ),
     ).toEqual([]);
-    expect(validateOptions(opts({ connector: "datagen", "fields.id.kind": "sequence" }), "source")).toEqual([]);
+    expect(validateOptions(opts({ connector: "datagen", "fields.id.kind": "sequence" }), "source")).toEqual(
+      [],
+    );
   });
 
   it("knows key and value format options of kafka", () => {

@@ -14,7 +14,7 @@ import {
   type PlanTarget,
   Session,
 } from "@weir/planner";
-import { type ConnectorRegistry, type JobResult, runJob } from "@weir/runtime";
+import { type ConnectorRegistry, type JobOptions, type JobResult, runJob } from "@weir/runtime";
 import type { Output } from "../output.js";
 import { renderBox } from "./boxes.js";
 import { formatSummary } from "./summary.js";
@@ -134,6 +134,37 @@ export class Engine {
       if (e instanceof Invalid) return EXIT_INVALID;
       throw e;
     }
+  }
+
+  /**
+   * REPL hook: binds one statement and applies its effect on the catalog and session; undefined
+   * when it is invalid (its diagnostics are already printed against `source` and `file`).
+   */
+  bindOne(stmt: Statement, source: string, file: string): BoundStatement | undefined {
+    try {
+      return this.bind(stmt, source, file);
+    } catch (e) {
+      if (e instanceof Invalid) return undefined;
+      throw e;
+    }
+  }
+
+  /** REPL hook: {@link plan}, or undefined when the planner rejects the targets (printed). */
+  tryPlan(targets: readonly PlanTarget[], source: string, file: string): PhysicalDag | undefined {
+    try {
+      return this.plan(targets, source, file);
+    } catch (e) {
+      if (e instanceof Invalid) return undefined;
+      throw e;
+    }
+  }
+
+  /** REPL hook: runs a planned job with this engine's connectors and working directory. */
+  runDag(
+    dag: PhysicalDag,
+    hooks: Pick<JobOptions, "signal" | "onProgress" | "collect" | "maxRuntimeMs">,
+  ): Promise<JobResult> {
+    return runJob(dag, { connectors: this.connectors, cwd: this.options.cwd, ...hooks });
   }
 
   private report(diagnostics: readonly Diagnostic[], source: string, file: string): void {

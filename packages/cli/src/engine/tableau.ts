@@ -46,14 +46,18 @@ export class TableauPrinter {
     }
   }
 
-  /** Closes the table and prints the row count (`Received a total of N rows`). */
-  end(): void {
-    if (!this.headerPrinted) {
+  /**
+   * Closes the table and prints the row count (`Received a total of N rows`); a query the user
+   * cancelled says so (`Query terminated, received a total of N rows`).
+   */
+  end(terminated = false): void {
+    if (!this.headerPrinted && !terminated) {
       this.print("Empty set");
       return;
     }
-    this.print(this.border());
-    this.print(`Received a total of ${this.rows} row${this.rows === 1 ? "" : "s"}`);
+    if (this.headerPrinted) this.print(this.border());
+    const total = `received a total of ${this.rows} row${this.rows === 1 ? "" : "s"}`;
+    this.print(terminated ? `Query terminated, ${total}` : `R${total.slice(1)}`);
   }
 }
 

@@ -82,8 +82,8 @@ export class NexmarkSource implements SourceReader {
     const baseTime = this.restoredBaseTime ?? this.config.baseTime ?? this.clock();
     const g = new NexmarkGenerator(this.config, baseTime);
     this.generator = g;
-    // Wall-clock time at which event number `next` is due (rate-limited mode only).
-    this.wallclockBase = this.clock() - (g.timestampForEvent(this.next + 1) - baseTime);
+    // Wall-clock time of event time `baseTime`: the last emitted event is due now (rate.limited).
+    this.wallclockBase = this.clock() - (g.timestampForEvent(this.next) - baseTime);
     return g;
   }
 

@@ -7,16 +7,18 @@ import type { JavaRandom } from "./java-random.js";
 
 const MIN_STRING_LENGTH = 3;
 
-/** Reused buffer for building strings from char codes (strings are at most a few KB). */
-let codes = new Uint16Array(1024);
+/**
+ * Reused buffer for building strings. Every generated char is ASCII, so a latin1 decode of the
+ * bytes is exact — and several times faster than `String.fromCharCode` or concatenation.
+ */
+let codes = Buffer.alloc(1024);
 
-function toText(n: number): string {
-  // fromCharCode over a view is the fastest flat-string build in V8 for these lengths.
-  return String.fromCharCode.apply(null, codes.subarray(0, n) as unknown as number[]);
+function toText(start: number, end: number): string {
+  return codes.toString("latin1", start, end);
 }
 
 function ensure(n: number): void {
-  if (n > codes.length) codes = new Uint16Array(Math.max(n, codes.length * 2));
+  if (n > codes.length) codes = Buffer.alloc(Math.max(n, codes.length * 2));
 }
 
 /**
@@ -35,9 +37,7 @@ export function nextString(random: JavaRandom, maxLength: number, special = 32):
     while (start < end && codes[start] <= 32) start++;
     while (end > start && codes[end - 1] <= 32) end--;
   }
-  return start === 0
-    ? toText(end)
-    : String.fromCharCode.apply(null, codes.subarray(start, end) as unknown as number[]);
+  return toText(start, end);
 }
 
 /**
@@ -53,11 +53,12 @@ export function nextExactString(random: JavaRandom, length: number): string {
       rnd = random.nextInt();
       n = 6;
     }
-    codes[i] = 97 + (rnd % 26);
-    rnd = (rnd / 26) | 0;
+    const q = (rnd / 26) | 0;
+    codes[i] = 97 + rnd - q * 26;
+    rnd = q;
     n--;
   }
-  return toText(length);
+  return toText(0, length);
 }
 
 /** `nextExtra`: padding so that `currentSize + extra.length` averages `desiredAverageSize`. */

@@ -1,3 +1,4 @@
+import { userInfo } from "node:os";
 import pg from "pg";
 import type { PgConnectionSettings } from "./options.js";
 
@@ -45,9 +46,7 @@ const TEXT_TYPES = {
 export function connectPg(settings: PgConnectionSettings): PgConnect {
   return async () => {
     const client = new pg.Client({
-      ...(settings.connectionString !== undefined ? { connectionString: settings.connectionString } : {}),
-      ...(settings.user !== undefined ? { user: settings.user } : {}),
-      ...(settings.password !== undefined ? { password: settings.password } : {}),
+      ...clientConfig(settings),
       types: TEXT_TYPES as unknown as pg.CustomTypesConfig,
     });
     const conn = new PgClientConnection(client);
@@ -60,6 +59,29 @@ export function connectPg(settings: PgConnectionSettings): PgConnect {
     }
     return conn;
   };
+}
+
+/**
+ * `pg` lets a connection string override every other setting, so the `username` / `password`
+ * options go into the URL. With no user anywhere (URL, options, PGUSER, USER) the OS user is
+ * used, as libpq does.
+ */
+function clientConfig(settings: PgConnectionSettings): pg.ClientConfig {
+  const { connectionString, user, password } = settings;
+  const osUser = (): string | undefined =>
+    process.env.PGUSER || process.env.USER ? undefined : userInfo().username;
+  if (connectionString === undefined) {
+    const u = user ?? osUser();
+    return { ...(u !== undefined ? { user: u } : {}), ...(password !== undefined ? { password } : {}) };
+  }
+  const url = new URL(connectionString);
+  if (user !== undefined) url.username = encodeURIComponent(user);
+  if (password !== undefined) url.password = encodeURIComponent(password);
+  if (url.username === "" && !url.searchParams.has("user")) {
+    const u = osUser();
+    if (u !== undefined) url.username = encodeURIComponent(u);
+  }
+  return { connectionString: url.toString() };
 }
 
 class PgClientConnection implements PgConnection {

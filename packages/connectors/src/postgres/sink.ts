@@ -180,6 +180,7 @@ export class PostgresSinkWriter implements SinkWriter {
     if (this.failure) throw this.failure;
   }
 
+  /** Waits for queued flushes and disconnects; changes buffered since the last flush are dropped (the job flushes before a normal close). */
   async close(): Promise<void> {
     await this.chain;
     const conn = this.conn;

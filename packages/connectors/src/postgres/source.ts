@@ -59,7 +59,11 @@ export class PostgresSourceReader implements SourceReader {
     node.columns.forEach((c, i) => {
       if (c.kind === "computed") return;
       if (c.kind === "metadata") {
-        throw new ConnectorError(`the postgres connector has no metadata column '${c.key}'`, "user", `table ${node.table}`);
+        throw new ConnectorError(
+          `the postgres connector has no metadata column '${c.key}'`,
+          "user",
+          `table ${node.table}`,
+        );
       }
       fields.push({ name: c.name, type: node.schema[i].type });
     });
@@ -73,7 +77,12 @@ export class PostgresSourceReader implements SourceReader {
     try {
       this.conn = await this.connect();
     } catch (e) {
-      throw new ConnectorError(`cannot connect to Postgres: ${(e as Error).message}`, "external", `table ${this.node.table}`, true);
+      throw new ConnectorError(
+        `cannot connect to Postgres: ${(e as Error).message}`,
+        "external",
+        `table ${this.node.table}`,
+        true,
+      );
     }
     const table = await bindTable(this.conn, this.opts.table, this.fields, null, false);
     this.split = `postgres:${table.display}`;
@@ -94,7 +103,9 @@ export class PostgresSourceReader implements SourceReader {
     }
     const params = keyCasts.map((c, j) => `$${j + 1}::${c}`);
     const cond =
-      keyExprs.length === 1 ? `${keyExprs[0]} > ${params[0]}` : `(${keyExprs.join(", ")}) > (${params.join(", ")})`;
+      keyExprs.length === 1
+        ? `${keyExprs[0]} > ${params[0]}`
+        : `(${keyExprs.join(", ")}) > (${params.join(", ")})`;
     const head = `SELECT ${select.join(", ")} FROM ${table.sql} AS t`;
     const tail = ` ORDER BY ${keyExprs.join(", ")} LIMIT $${keyCasts.length + 1}::int`;
     this.firstQuery = `${head}${tail.replace(`$${keyCasts.length + 1}`, "$1")}`;

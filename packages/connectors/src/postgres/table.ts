@@ -25,7 +25,10 @@ export interface BoundColumn {
   /** The Postgres column name, quoted for SQL text. */
   readonly sql: string;
   readonly name: string;
-  /** The column's base type without modifiers (`numeric`, `timestamp without time zone`), for casts. */
+  /**
+   * The column's type without modifiers, by its `pg_type` name (`numeric`, `bpchar`, `int4[]`), for
+   * parameter casts. Not `format_type(oid, NULL)`: that spells bpchar `character`, i.e. char(1).
+   */
   readonly castType: string;
   readonly type: DataType;
 }
@@ -33,7 +36,6 @@ export interface BoundColumn {
 interface PgColumn {
   readonly name: string;
   readonly udt: string;
-  readonly baseType: string;
   readonly fullType: string;
   readonly typmod: number;
 }
@@ -76,7 +78,7 @@ export async function bindTable(
   const [oid, schema, name] = found.rows[0] as string[];
   const where = `Postgres table ${schema}.${name}`;
   const colRows = await conn.query(
-    `SELECT a.attname, t.typname, format_type(a.atttypid, NULL), format_type(a.atttypid, a.atttypmod), a.atttypmod::text
+    `SELECT a.attname, t.typname, format_type(a.atttypid, a.atttypmod), a.atttypmod::text
        FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
       WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
     [oid],
@@ -84,9 +86,8 @@ export async function bindTable(
   const pgCols: PgColumn[] = colRows.rows.map((r) => ({
     name: r[0] as string,
     udt: r[1] as string,
-    baseType: r[2] as string,
-    fullType: r[3] as string,
-    typmod: Number(r[4]),
+    fullType: r[2] as string,
+    typmod: Number(r[3]),
   }));
   const pkRows = await conn.query(
     `SELECT a.attname FROM pg_index i
@@ -110,7 +111,7 @@ export async function bindTable(
       problems.push(
         `column '${col.name}' is ${col.fullType}, but Weir column '${f.name}' is ${formatType(f.type)}: ${bad}`,
       );
-    columns.push({ sql: quoteIdent(col.name), name: col.name, castType: col.baseType, type: f.type });
+    columns.push({ sql: quoteIdent(col.name), name: col.name, castType: castTypeOf(col.udt), type: f.type });
   }
   if (problems.length === 0 && checkKey) {
     const sinkKey = (key ?? []).map((i) => columns[i].name);
@@ -164,6 +165,10 @@ function typeProblem(t: DataType, col: PgColumn): string | undefined {
       return `its fractional-second precision ${col.typmod} would round the ${need} digits Weir writes`;
   }
   return undefined;
+}
+
+function castTypeOf(udt: string): string {
+  return udt.startsWith("_") ? `${quoteIdent(udt.slice(1))}[]` : quoteIdent(udt);
 }
 
 function udtDisplay(udt: string): string {

@@ -167,9 +167,11 @@ export function compileValueEncoder(t: DataType): ValueEncoder {
     case "SMALLINT":
     case "INT":
     case "BIGINT":
+      return (v) => String(v);
     case "FLOAT":
     case "DOUBLE":
-      return (v) => String(v);
+      // String(-0) is "0"; Postgres floats keep the sign.
+      return (v) => (Object.is(v, -0) ? "-0" : String(v));
     case "DECIMAL": {
       const scale = t.scale;
       return (v) => formatDecimal(v as bigint, scale);

@@ -115,7 +115,13 @@ export const FORMATS: Readonly<Record<string, FormatSpec>> = {
   arrow: { name: "arrow", changelog: "insert-only", options: [] },
 };
 
-const startupModes = oneOf("earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets");
+const startupModes = oneOf(
+  "earliest-offset",
+  "latest-offset",
+  "group-offsets",
+  "timestamp",
+  "specific-offsets",
+);
 const idleTimeout: OptionSpec = {
   key: "scan.watermark.idle-timeout",
   type: duration,
@@ -142,7 +148,11 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "source.monitor-interval", type: duration, description: "watch the path for new files" },
       { key: "sink.rolling-policy.file-size", type: { kind: "memory" }, description: "roll files" },
       { key: "sink.rolling-policy.rollover-interval", type: duration, description: "roll files" },
-      { key: "sink.rolling-policy.check-interval", type: duration, description: "accepted for Flink compatibility" },
+      {
+        key: "sink.rolling-policy.check-interval",
+        type: duration,
+        description: "accepted for Flink compatibility",
+      },
       { key: "sink.parallelism", type: int(1), description: "accepted for Flink compatibility" },
     ],
   },
@@ -218,7 +228,11 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "scan.topic-partition-discovery.interval", type: duration, description: "new partitions" },
       idleTimeout,
       { key: "sink.partitioner", type: str, description: "default | fixed | round-robin" },
-      { key: "sink.delivery-guarantee", type: oneOf("none", "at-least-once", "exactly-once"), description: "" },
+      {
+        key: "sink.delivery-guarantee",
+        type: oneOf("none", "at-least-once", "exactly-once"),
+        description: "",
+      },
       { key: "sink.transactional-id-prefix", type: str, description: "exactly-once transactional ids" },
       { key: "sink.parallelism", type: int(1), description: "accepted for Flink compatibility" },
     ],
@@ -236,7 +250,11 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "value.format", type: str, required: true, description: "value format" },
       { key: "key.fields-prefix", type: str, description: "prefix of key columns" },
       { key: "value.fields-include", type: oneOf("ALL", "EXCEPT_KEY"), description: "value columns" },
-      { key: "scan.bounded.mode", type: oneOf("unbounded", "latest-offset"), description: "where reading ends" },
+      {
+        key: "scan.bounded.mode",
+        type: oneOf("unbounded", "latest-offset"),
+        description: "where reading ends",
+      },
       idleTimeout,
       { key: "sink.buffer-flush.max-rows", type: int(0), description: "buffered rows per key" },
       { key: "sink.buffer-flush.interval", type: duration, description: "buffer flush interval" },
@@ -310,10 +328,18 @@ export function validateOptions(
     return problems;
   }
   if (usage === "source" && !spec.source) {
-    problems.push({ key: "connector", at: "value", message: `connector '${spec.name}' can only be written to` });
+    problems.push({
+      key: "connector",
+      at: "value",
+      message: `connector '${spec.name}' can only be written to`,
+    });
   }
   if (usage === "sink" && !spec.sink) {
-    problems.push({ key: "connector", at: "value", message: `connector '${spec.name}' can only be read from` });
+    problems.push({
+      key: "connector",
+      at: "value",
+      message: `connector '${spec.name}' can only be read from`,
+    });
   }
 
   const known = new Map<string, OptionSpec>();
@@ -365,7 +391,12 @@ export function validateOptions(
       });
     }
   }
-  if (spec.formats && spec.name !== "upsert-kafka" && !options.has("format") && !options.has("value.format")) {
+  if (
+    spec.formats &&
+    spec.name !== "upsert-kafka" &&
+    !options.has("format") &&
+    !options.has("value.format")
+  ) {
     if (!spec.options.some((o) => o.key === "format" && o.required)) {
       problems.push({
         key: "format",
@@ -376,7 +407,11 @@ export function validateOptions(
     }
   }
   if (spec.name === "kafka" && !options.has("topic") && !options.has("topic-pattern")) {
-    problems.push({ key: "topic", at: "table", message: "connector 'kafka' requires 'topic' or 'topic-pattern'" });
+    problems.push({
+      key: "topic",
+      at: "table",
+      message: "connector 'kafka' requires 'topic' or 'topic-pattern'",
+    });
   }
   return problems;
 }
@@ -402,7 +437,9 @@ function checkValue(type: OptionType, value: string): string | undefined {
         ? `expected a size such as '128 mb', got '${value}'`
         : undefined;
     case "enum":
-      return type.values.includes(value) ? undefined : `expected one of ${type.values.join(", ")}, got '${value}'`;
+      return type.values.includes(value)
+        ? undefined
+        : `expected one of ${type.values.join(", ")}, got '${value}'`;
     default: {
       const _exhaustive: never = type;
       return _exhaustive;

@@ -154,7 +154,7 @@ export function optimize(
       connector: table.options.connector ?? "",
       options: table.options,
       tableSchema: fields,
-      primaryKey: primaryKey && primaryKey.every((p) => p >= 0) ? primaryKey : null,
+      primaryKey: primaryKey?.every((p) => p >= 0) ? primaryKey : null,
       inputMode: input.changelogMode,
       ...spanField,
     });

@@ -275,7 +275,7 @@ export function translateOver(t: Translator, node: LogicalOver): PhysicalNode {
       type: c.type,
       name: c.name,
     }));
-    calls.forEach((c, i) => placed.set(c, width + i));
+    for (const [i, c] of calls.entries()) placed.set(c, width + i);
     cur = t.b.add<OverAggregateNode>({
       kind: "over-aggregate",
       inputs: [cur.id],

@@ -41,7 +41,9 @@ export class IntervalJoinOperator implements Operator {
     this.outer = [t === "left" || t === "full", t === "right" || t === "full"];
     this.width = node.schema.length;
     if (node.lowerBound > node.upperBound) {
-      throw new Error(`interval join lower bound ${node.lowerBound} ms is above the upper bound ${node.upperBound} ms`);
+      throw new Error(
+        `interval join lower bound ${node.lowerBound} ms is above the upper bound ${node.upperBound} ms`,
+      );
     }
     this.delay = Math.max(0, -node.lowerBound, node.upperBound);
   }
@@ -61,7 +63,9 @@ export class IntervalJoinOperator implements Operator {
     const wm = this.watermark.get();
     for (let i = 0; i < length; i++) {
       if (ops[i] !== Op.INSERT) {
-        throw new Error(`interval join (node ${this.node.id}) received a ${["+I", "-U", "+U", "-D"][ops[i]]}: its inputs must be insert-only`);
+        throw new Error(
+          `interval join (node ${this.node.id}) received a ${["+I", "-U", "+U", "-D"][ops[i]]}: its inputs must be insert-only`,
+        );
       }
       this.processRow(side, rows[i], wm, out);
     }
@@ -130,7 +134,8 @@ export class IntervalJoinOperator implements Operator {
     this.sides[side].expireUpTo(upTo, (_ts, entries) => {
       if (!outer) return;
       for (const list of entries.values()) {
-        for (const [row, matched] of list) if (matched === 0) out.push(Op.INSERT, padRow(side, row, this.width));
+        for (const [row, matched] of list)
+          if (matched === 0) out.push(Op.INSERT, padRow(side, row, this.width));
       }
     });
   }

@@ -51,7 +51,10 @@ export class JoinOperator implements Operator {
     this.ctx = ctx;
     const ttl = stateTtl(ctx.settings);
     const options: StateOptions = ttl === undefined ? {} : { ttl };
-    this.sides = [ctx.state.map<string, Entry>("left", options), ctx.state.map<string, Entry>("right", options)];
+    this.sides = [
+      ctx.state.map<string, Entry>("left", options),
+      ctx.state.map<string, Entry>("right", options),
+    ];
     this.keys = [this.node.leftKeys, this.node.rightKeys];
     this.condition = compileResidual(this.node.condition, ctx.evalContext);
   }
@@ -96,21 +99,24 @@ export class JoinOperator implements Operator {
           if (side === 1) {
             // A right row changes whether a left row has a match.
             const becomes = sign > 0 ? m === 0 : m === 1;
-            if (becomes) for (let c = 0; c < n; c++) out.push(this.semi === sign > 0 ? Op.INSERT : Op.DELETE, o);
+            if (becomes)
+              for (let c = 0; c < n; c++) out.push(this.semi === sign > 0 ? Op.INSERT : Op.DELETE, o);
           }
         } else {
           const otherOuter = this.outer[otherSide];
-          if (otherOuter && sign > 0 && m === 0) for (let c = 0; c < n; c++) out.push(Op.DELETE, this.pad(otherSide, o));
+          if (otherOuter && sign > 0 && m === 0)
+            for (let c = 0; c < n; c++) out.push(Op.DELETE, this.pad(otherSide, o));
           const joined = side === 0 ? concat(row, o) : concat(o, row);
           for (let c = 0; c < n; c++) out.push(op, c === 0 ? joined : joined.slice());
-          if (otherOuter && sign < 0 && m === 1) for (let c = 0; c < n; c++) out.push(Op.INSERT, this.pad(otherSide, o));
+          if (otherOuter && sign < 0 && m === 1)
+            for (let c = 0; c < n; c++) out.push(Op.INSERT, this.pad(otherSide, o));
         }
         oe[2] = m + sign;
         other.put(key, ork, oe);
       }
     }
     if (side === 0 && semiAnti) {
-      if ((matched > 0) === this.semi) out.push(op, row);
+      if (matched > 0 === this.semi) out.push(op, row);
     } else if (this.outer[side] && matched === 0) {
       out.push(op, this.pad(side, row));
     }

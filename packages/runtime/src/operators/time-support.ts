@@ -1,7 +1,7 @@
 import type { AggregateCall, DataType, Expr, Field, SortKey } from "@weir/planner";
-import { GroupAggregates } from "../aggregates/group.js";
-import { createAggregate } from "../aggregates/create.js";
 import { compareValues } from "../aggregates/compare.js";
+import { createAggregate } from "../aggregates/create.js";
+import { GroupAggregates } from "../aggregates/group.js";
 import type { Row } from "../changelog.js";
 import { compilePredicate } from "../expr/compile.js";
 import type { EvalContext } from "../expr/context.js";

@@ -45,7 +45,7 @@ export function sliceAssignerOf(window: WindowSpec): SliceAssigner | null {
  * Retractions are applied to the accumulators (a group whose row count nets to 0 emits nothing).
  * A row whose every window has fired is late: dropped and counted; a HOP/CUMULATE row whose
  * slice still belongs to an unfired window counts only in the windows that have not fired.
-*/
+ */
 export class WindowAggregateOperator implements Operator {
   private ctx!: OperatorContext;
   private aggs!: GroupAggregates;
@@ -72,10 +72,15 @@ export class WindowAggregateOperator implements Operator {
       this.slices = ctx.state.timeIndexed<GroupAcc>("slices");
     } else {
       const aggs = this.aggs;
-      this.sessions = new SessionStore<GroupAcc>(ctx.state, "", (n.window as { gap: number }).gap, (into, from) => {
-        aggs.merge(into, from);
-        return into;
-      });
+      this.sessions = new SessionStore<GroupAcc>(
+        ctx.state,
+        "",
+        (n.window as { gap: number }).gap,
+        (into, from) => {
+          aggs.merge(into, from);
+          return into;
+        },
+      );
     }
   }
 
@@ -189,5 +194,6 @@ export class WindowAggregateOperator implements Operator {
 
 registerOperator(
   "window-aggregate",
-  (node, info) => new WindowAggregateOperator(node, (info.inputModes[0]?.kind ?? "retract") !== "insert-only"),
+  (node, info) =>
+    new WindowAggregateOperator(node, (info.inputModes[0]?.kind ?? "retract") !== "insert-only"),
 );

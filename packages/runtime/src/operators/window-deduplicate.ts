@@ -38,7 +38,9 @@ export class WindowDeduplicateOperator implements Operator {
     this.ctx.metrics.recordsIn += length;
     for (let i = 0; i < length; i++) {
       if (ops[i] !== Op.INSERT) {
-        throw new Error(`window deduplication (node ${this.node.id}) received a retraction: its input must be insert-only`);
+        throw new Error(
+          `window deduplication (node ${this.node.id}) received a retraction: its input must be insert-only`,
+        );
       }
       const row = rows[i];
       const end = row[window.end] as number | null;
@@ -50,7 +52,9 @@ export class WindowDeduplicateOperator implements Operator {
       }
       const key = this.codec.encode(row);
       const prev = this.kept.get(end, key);
-      const replace = prev === undefined || (keepLast ? time >= (prev[timeColumn] as number) : time < (prev[timeColumn] as number));
+      const replace =
+        prev === undefined ||
+        (keepLast ? time >= (prev[timeColumn] as number) : time < (prev[timeColumn] as number));
       if (replace) this.kept.put(end, key, row);
     }
   }

@@ -84,7 +84,7 @@ export class WindowJoinOperator implements Operator {
         const m = t.minTimestamp();
         if (m !== undefined && m < end) end = m;
       }
-      if (end > upTo) break;
+      if (end === Number.POSITIVE_INFINITY || end > upTo) break;
       const take = (t: TimeIndexedState<Row[]>): Buckets => {
         let b: Buckets = EMPTY;
         t.expireUpTo(end, (_ts, entries) => {
@@ -139,7 +139,8 @@ export class WindowJoinOperator implements Operator {
   private emitUnkeyed(left: Buckets, right: Buckets, out: ChangeBatchBuilder): void {
     const anti = this.node.joinType === "anti";
     if (this.outer[0] || anti) {
-      for (const rows of left.values()) for (const l of rows) out.push(Op.INSERT, anti ? l : padRow(0, l, this.width));
+      for (const rows of left.values())
+        for (const l of rows) out.push(Op.INSERT, anti ? l : padRow(0, l, this.width));
     }
     if (this.outer[1]) {
       for (const rows of right.values()) for (const r of rows) out.push(Op.INSERT, padRow(1, r, this.width));

@@ -108,7 +108,8 @@ describe("interval join: differential against the batch join", () => {
             res.changes.forEach(([, row], i) => {
               const w = res.emittedAfterWatermark[i];
               if (w < 0) return;
-              for (const t of [row[1], row[4]]) if (t !== null) expect(t as number).toBeGreaterThan(res.forwarded[w]);
+              for (const t of [row[1], row[4]])
+                if (t !== null) expect(t as number).toBeGreaterThan(res.forwarded[w]);
             });
             expect(res.state.snapshot().tables.left).toEqual({ kind: "time", buckets: [] });
           }
@@ -136,14 +137,30 @@ describe("interval join: state cleanup and outer rows", () => {
 
   it("keeps right rows until the watermark passes r.t + upper, and joins them with later left rows", () => {
     const n = node("inner", 0, 10);
-    const res = run(make(n), n, [inserts([[1, 100, 0]], 1), wm(109), inserts([[1, 110, 1]], 0), wm(110), inserts([[1, 111, 2]], 0)]);
+    const res = run(make(n), n, [
+      inserts([[1, 100, 0]], 1),
+      wm(109),
+      inserts([[1, 110, 1]], 0),
+      wm(110),
+      inserts([[1, 111, 2]], 0),
+    ]);
     expect(res.lines).toEqual(["+I 1 110 1 1 100 0"]);
     expect(res.state.snapshot().tables.right).toEqual({ kind: "time", buckets: [] });
   });
 
   it("a late row still joins buffered rows and, unmatched on an outer side, is padded at once", () => {
     const n = node("full", -2, 2);
-    const res = run(make(n), n, [inserts([[1, 50, 0]], 1), wm(49), inserts([[1, 48, 1], [2, 10, 2]], 0)]);
+    const res = run(make(n), n, [
+      inserts([[1, 50, 0]], 1),
+      wm(49),
+      inserts(
+        [
+          [1, 48, 1],
+          [2, 10, 2],
+        ],
+        0,
+      ),
+    ]);
     expect(res.lines).toEqual(["+I 1 48 1 1 50 0", "+I 2 10 2 null null null"]);
   });
 });

@@ -23,7 +23,8 @@ const make = (n: JoinNode) => () => new JoinOperator(n);
 
 /** The batch join of two multisets of rows, as sorted changelog lines of `+I` rows. */
 function batchJoin(type: JoinType, left: Row[], right: Row[], cond: boolean): string[] {
-  const ok = (l: Row, r: Row) => l[0] !== null && l[0] === r[0] && (!cond || (l[1] as number) <= (r[1] as number));
+  const ok = (l: Row, r: Row) =>
+    l[0] !== null && l[0] === r[0] && (!cond || (l[1] as number) <= (r[1] as number));
   const out: Row[] = [];
   const rightMatched = right.map(() => false);
   for (const l of left) {
@@ -138,31 +139,37 @@ describe("regular join: differential against the batch join", () => {
 
 describe("regular join: exact changes", () => {
   it.each([
-    [
-      "left",
-      ["+I 1 10 null null", "-D 1 10 null null", "+I 1 10 1 20", "-D 1 10 1 20", "+I 1 10 null null"],
-    ],
+    ["left", ["+I 1 10 null null", "-D 1 10 null null", "+I 1 10 1 20", "-D 1 10 1 20", "+I 1 10 null null"]],
     [
       "right",
       ["+I null null 1 20", "-D null null 1 20", "+I 1 10 1 20", "-D 1 10 1 20", "+I null null 1 20"],
     ],
     ["semi", ["+I 1 10", "-D 1 10"]],
     ["anti", ["+I 1 10", "-D 1 10", "+I 1 10"]],
-  ] as const)("%s: the padded row is replaced when the first match arrives and restored when it leaves", (type, expected) => {
-    const n = node(type);
-    const steps: Step[] =
-      type === "right"
-        ? [inserts([[1, 20]], 1), inserts([[1, 10]], 0), data([[Op.DELETE, [1, 10]]], 0)]
-        : [inserts([[1, 10]], 0), inserts([[1, 20]], 1), data([[Op.DELETE, [1, 20]]], 1)];
-    expect(runWithRestarts(make(n), n, steps).lines).toEqual(expected);
-  });
+  ] as const)(
+    "%s: the padded row is replaced when the first match arrives and restored when it leaves",
+    (type, expected) => {
+      const n = node(type);
+      const steps: Step[] =
+        type === "right"
+          ? [inserts([[1, 20]], 1), inserts([[1, 10]], 0), data([[Op.DELETE, [1, 10]]], 0)]
+          : [inserts([[1, 10]], 0), inserts([[1, 20]], 1), data([[Op.DELETE, [1, 20]]], 1)];
+      expect(runWithRestarts(make(n), n, steps).lines).toEqual(expected);
+    },
+  );
 
   it("state TTL: rows not written for the TTL are gone", () => {
     const n = node("inner");
     const res = run(
       make(n),
       n,
-      [inserts([[1, 10]], 0), procTime(5_000), inserts([[1, 20]], 1), procTime(20_000), inserts([[1, 30]], 1)],
+      [
+        inserts([[1, 10]], 0),
+        procTime(5_000),
+        inserts([[1, 20]], 1),
+        procTime(20_000),
+        inserts([[1, 30]], 1),
+      ],
       { "table.exec.state.ttl": "10 s" },
     );
     expect(res.lines).toEqual(["+I 1 10 1 20"]);

@@ -1,6 +1,6 @@
 import type { DataType, Field, PhysicalNode } from "@weir/planner";
 import { expect } from "vitest";
-import { type ChangeBatch, ChangeBatch as CB, formatChange, type Op, type Row } from "../../src/changelog.js";
+import { ChangeBatch as CB, type ChangeBatch, formatChange, type Op, type Row } from "../../src/changelog.js";
 import { defaultEvalContext } from "../../src/expr/context.js";
 import type { Operator, OperatorContext, OperatorMetrics } from "../../src/operator.js";
 import type { StateSnapshot } from "../../src/state/api.js";
@@ -16,7 +16,11 @@ export type Step =
   | { readonly kind: "wm"; readonly ts: number }
   | { readonly kind: "time"; readonly now: number };
 
-export const data = (changes: readonly (readonly [Op, Row])[], input = 0): Step => ({ kind: "data", input, changes });
+export const data = (changes: readonly (readonly [Op, Row])[], input = 0): Step => ({
+  kind: "data",
+  input,
+  changes,
+});
 export const inserts = (rows: readonly Row[], input = 0): Step => ({
   kind: "data",
   input,
@@ -98,7 +102,7 @@ function apply(r: Running, step: Step): void {
       return;
     default: {
       const _exhaustive: never = step;
-      return _exhaustive;
+      throw new Error(`unknown step ${JSON.stringify(_exhaustive)}`);
     }
   }
 }
@@ -154,7 +158,10 @@ export function runWithRestarts(
     const snap = JSON.parse(JSON.stringify(first.state.snapshot())) as StateSnapshot;
     const second = start(make, node, settings, clock, metrics, out, forwarded, snap);
     for (let i = k; i < steps.length; i++) apply(second, steps[i]);
-    expect(out.map(([op, row]) => formatChange(op, row)), `restart after step ${k}`).toEqual(base.lines);
+    expect(
+      out.map(([op, row]) => formatChange(op, row)),
+      `restart after step ${k}`,
+    ).toEqual(base.lines);
     expect(forwarded, `forwarded watermarks, restart after step ${k}`).toEqual(base.forwarded);
   }
   return base;
@@ -170,7 +177,12 @@ export const T = {
   str: { kind: "VARCHAR", length: 2147483647, nullable: true } as DataType,
   ts: { kind: "TIMESTAMP", precision: 3, nullable: true } as DataType,
   rowtime: { kind: "TIMESTAMP", precision: 3, nullable: false, timeAttribute: "rowtime" } as DataType,
-  decimal: (precision: number, scale: number): DataType => ({ kind: "DECIMAL", precision, scale, nullable: true }),
+  decimal: (precision: number, scale: number): DataType => ({
+    kind: "DECIMAL",
+    precision,
+    scale,
+    nullable: true,
+  }),
 } as const;
 
 export function fields(...types: DataType[]): Field[] {

@@ -33,7 +33,12 @@ function call(fn: string, args: number[], type: DataType, extra: Partial<Aggrega
 
 const SUM_PRICE = call("SUM", [1], T.decimal(38, 2));
 
-function node(window: WindowSpec, groupKeys: number[], aggregates: AggregateCall[], keyTypes: DataType[] = []) {
+function node(
+  window: WindowSpec,
+  groupKeys: number[],
+  aggregates: AggregateCall[],
+  keyTypes: DataType[] = [],
+) {
   const n: WindowAggregateNode = {
     ...base(fields(...keyTypes, ...aggregates.map((a) => a.type), T.ts, T.ts, T.rowtime)),
     kind: "window-aggregate",
@@ -166,7 +171,12 @@ describe("window aggregate: semantics", () => {
   });
 
   it("applies retractions; a group that nets to no rows emits nothing", () => {
-    const n = node({ kind: "tumble", size: 10, offset: 0 }, [1], [SUM_INT(2), call("MAX", [2], T.int)], [T.str]);
+    const n = node(
+      { kind: "tumble", size: 10, offset: 0 },
+      [1],
+      [SUM_INT(2), call("MAX", [2], T.int)],
+      [T.str],
+    );
     const res = runNode(n, [
       inserts([
         [1, "a", 5],
@@ -207,7 +217,16 @@ describe("window aggregate: semantics", () => {
       [],
       [call("COUNT", [1], T.bigint, { distinct: true, argTypes: [T.int] })],
     );
-    const res = runNode(n, [inserts([[0, 1], [1, 1], [2, 1], [3, 2], [5, 2]]), wm(100)]);
+    const res = runNode(n, [
+      inserts([
+        [0, 1],
+        [1, 1],
+        [2, 1],
+        [3, 2],
+        [5, 2],
+      ]),
+      wm(100),
+    ]);
     expect(res.lines).toEqual(["+I 1 0 2 1", "+I 2 0 4 3", "+I 2 0 6 5"]);
   });
 

@@ -37,7 +37,11 @@ function batchJoin(type: JoinType, left: Row[], right: Row[]): string[] {
     if ((type === "semi" && any) || (type === "anti" && !any)) out.push(l);
     if ((type === "left" || type === "full") && !any) out.push([...l, null, null, null, null]);
   }
-  if (type === "right" || type === "full") right.forEach((r, j) => matchedR[j] || out.push([null, null, null, null, ...r]));
+  if (type === "right" || type === "full") {
+    right.forEach((r, j) => {
+      if (!matchedR[j]) out.push([null, null, null, null, ...r]);
+    });
+  }
   return out.map((r) => formatChange(Op.INSERT, r)).sort();
 }
 
@@ -94,8 +98,20 @@ describe("window join", () => {
   it("emits when the window fires, in window order, and drops late rows", () => {
     const n = node("full");
     const res = run(() => new WindowJoinOperator(n), n, [
-      inserts([[0, 10, 1, 1], [10, 20, 2, 1]], 0),
-      inserts([[0, 10, 1, 2], [10, 20, 2, 1]], 1),
+      inserts(
+        [
+          [0, 10, 1, 1],
+          [10, 20, 2, 1],
+        ],
+        0,
+      ),
+      inserts(
+        [
+          [0, 10, 1, 2],
+          [10, 20, 2, 1],
+        ],
+        1,
+      ),
       wm(8),
       wm(9),
       inserts([[0, 10, 1, 3]], 1),

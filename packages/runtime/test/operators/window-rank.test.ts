@@ -40,7 +40,11 @@ const ROWS: Row[] = [
 
 describe("window top-N", () => {
   it.each([
-    ["ROW_NUMBER top 3", rankNode("ROW_NUMBER", 1, 3, true), ["+I 0 10 a 9 r2 1", "+I 0 10 a 7 r6 2", "+I 0 10 a 5 r1 3"]],
+    [
+      "ROW_NUMBER top 3",
+      rankNode("ROW_NUMBER", 1, 3, true),
+      ["+I 0 10 a 9 r2 1", "+I 0 10 a 7 r6 2", "+I 0 10 a 5 r1 3"],
+    ],
     [
       "RANK top 3 keeps ties",
       rankNode("RANK", 1, 3, true),
@@ -51,7 +55,11 @@ describe("window top-N", () => {
       rankNode("DENSE_RANK", 1, 3, true),
       ["+I 0 10 a 9 r2 1", "+I 0 10 a 7 r6 2", "+I 0 10 a 5 r1 3", "+I 0 10 a 5 r4 3"],
     ],
-    ["ROW_NUMBER ranks 2..3 without the rank column", rankNode("ROW_NUMBER", 2, 3, false), ["+I 0 10 a 7 r6", "+I 0 10 a 5 r1"]],
+    [
+      "ROW_NUMBER ranks 2..3 without the rank column",
+      rankNode("ROW_NUMBER", 2, 3, false),
+      ["+I 0 10 a 7 r6", "+I 0 10 a 5 r1"],
+    ],
   ] as const)("%s", (_name, node, expectedA) => {
     for (const insertOnly of [true, false]) {
       const res = runWithRestarts(() => new WindowRankOperator(node, insertOnly), node, [

@@ -1,0 +1,249 @@
+import { parse, renderDiagnostic } from "@weir/parser";
+import {
+  type BoundInsert,
+  type BoundStatement,
+  COLLECT_CONNECTOR,
+  explainDag,
+  type PhysicalDag,
+  type PlanTarget,
+} from "@weir/planner";
+import { renderBox } from "../engine/boxes.js";
+import type { Engine } from "../engine/engine.js";
+import { JOB_HEADERS, type JobManager, jobRow } from "./jobs.js";
+import { createResultView, parseResultMode, type QueryEnd } from "./result-view.js";
+import type { Screen } from "./screen.js";
+import type { BusyKey } from "./terminal.js";
+
+/** What became of one piece of input: done, rejected (SQL error), failed while running, or QUIT. */
+export type Outcome = "ok" | "invalid" | "failed" | "quit";
+
+export const SUCCEEDED = "[INFO] Execute statement succeeded.";
+
+/** Runs work while the prompt is away; `onKey` hears Ctrl-C (and `q`) meanwhile. */
+export type Busy = <T>(onKey: (key: BusyKey) => void, work: () => Promise<T>) => Promise<T>;
+
+export const HELP = `The following commands are available:
+
+CLEAR                  Clears the screen.
+EXIT / QUIT            Quits the shell (stops the jobs it started).
+HELP                   Prints this text.
+SET 'key' = 'value'    Sets a session setting; SET alone lists them.
+RESET ['key']          Restores one (or every) setting's default.
+SHOW TABLES | VIEWS | FUNCTIONS | JOBS
+DESCRIBE name          Prints a table's or view's columns.
+EXPLAIN statement      Prints the physical plan of a query or INSERT.
+STOP JOB 'id'          Stops a job started with INSERT INTO.
+
+A statement ends with ';' and may span lines. SELECT shows its result live in the mode of
+'sql-client.execution.result-mode' (table, changelog or tableau); Ctrl-C (or Q) stops it.
+INSERT INTO runs as a background job; SHOW JOBS lists the jobs.`;
+
+/**
+ * Executes statements the way Flink's SQL client does interactively: DDL and SET take effect at
+ * once and say so, SHOW / DESCRIBE print boxed tables, INSERT INTO is submitted as a background
+ * job, SELECT shows its result live until it ends or the user stops it. Diagnostics are rendered
+ * against the text that was executed, so their line numbers count from its first line.
+ */
+export class StatementExecutor {
+  constructor(
+    private readonly engine: Engine,
+    private readonly jobs: JobManager,
+    private readonly screen: Screen,
+    private readonly busy: Busy,
+    private readonly err: (line: string) => void,
+  ) {}
+
+  /** Executes every statement of `source` in order, stopping at the first that fails. */
+  async execute(source: string, file: string): Promise<Outcome> {
+    const command = clientCommand(source);
+    if (command !== undefined) return this.client(command);
+    const parsed = parse(source);
+    if (parsed.diagnostics.length > 0) {
+      for (const d of parsed.diagnostics) this.err(renderDiagnostic(d, source, file));
+      if (parsed.diagnostics.some((d) => d.severity === "error")) return "invalid";
+    }
+    for (const stmt of parsed.statements) {
+      const bound = this.engine.bindOne(stmt, source, file);
+      if (bound === undefined) return "invalid";
+      const outcome = await this.apply(bound, source, file);
+      if (outcome !== "ok") return outcome;
+    }
+    return "ok";
+  }
+
+  private client(command: string): Outcome {
+    switch (command) {
+      case "QUIT":
+      case "EXIT":
+        return "quit";
+      case "HELP":
+        this.screen.line(HELP);
+        return "ok";
+      default:
+        if (this.screen.tty) this.screen.write("\u001b[H\u001b[2J");
+        return "ok";
+    }
+  }
+
+  private async apply(bound: BoundStatement, source: string, file: string): Promise<Outcome> {
+    const say = (l: string) => this.screen.line(l);
+    switch (bound.kind) {
+      case "create-table":
+      case "create-view":
+      case "drop":
+      case "reset":
+        say(SUCCEEDED);
+        return "ok";
+      case "set":
+        if (bound.key !== undefined) say(SUCCEEDED);
+        else for (const l of renderBox(["key", "value"], Object.entries(bound.settings))) say(l);
+        return "ok";
+      case "create-materialized-view":
+        say(`[ERROR] Could not execute SQL statement. Reason:`);
+        say(`CREATE MATERIALIZED VIEW '${bound.view.name}' is not supported by the shell yet`);
+        return "failed";
+      case "create-table-as":
+      case "insert":
+        return this.submit([bound.insert], source, file);
+      case "statement-set":
+        return this.submit(bound.inserts, source, file);
+      case "show":
+        if (bound.object === "JOBS") {
+          for (const l of renderBox(JOB_HEADERS, this.jobs.list().map(jobRow))) say(l);
+        } else {
+          for (const l of renderBox(
+            [showHeader(bound.object)],
+            bound.names.map((n) => [n]),
+          ))
+            say(l);
+        }
+        return "ok";
+      case "show-create":
+        say(JSON.stringify(bound.object, null, 2));
+        return "ok";
+      case "describe": {
+        const rows = bound.rows.map((r) => [
+          r.name,
+          r.type,
+          r.nullable ? "TRUE" : "FALSE",
+          r.key ?? "",
+          r.extras ?? "",
+          r.watermark ?? "",
+        ]);
+        for (const l of renderBox(["name", "type", "null", "key", "extras", "watermark"], rows)) say(l);
+        return "ok";
+      }
+      case "explain": {
+        const t = bound.target;
+        const targets: PlanTarget[] =
+          t.kind === "query"
+            ? [{ kind: "collect", plan: t.plan }]
+            : (t.kind === "insert" ? [t.insert] : t.inserts).map(tableTarget);
+        const dag = this.engine.tryPlan(targets, source, file);
+        if (dag === undefined) return "invalid";
+        if (bound.details.includes("JSON_EXECUTION_PLAN")) say(JSON.stringify(dag, null, 2));
+        else say(explainDag(dag, { changelogMode: bound.details.includes("CHANGELOG_MODE") }));
+        return "ok";
+      }
+      case "query":
+        return this.query(bound.plan, source, file);
+      case "stop-job": {
+        const job = this.jobs.get(bound.jobId);
+        if (job === undefined) {
+          say(`[ERROR] Could not execute SQL statement. Reason:`);
+          say(`No job with id '${bound.jobId}'; SHOW JOBS lists the jobs of this session.`);
+          return "failed";
+        }
+        await this.jobs.stop(bound.jobId);
+        say(SUCCEEDED);
+        return "ok";
+      }
+      default: {
+        const _exhaustive: never = bound;
+        return _exhaustive;
+      }
+    }
+  }
+
+  /** INSERT INTO (and statement sets, CREATE TABLE AS): one background job. */
+  private submit(inserts: readonly BoundInsert[], source: string, file: string): Outcome {
+    const dag = this.engine.tryPlan(inserts.map(tableTarget), source, file);
+    if (dag === undefined) return "invalid";
+    this.screen.line("[INFO] Submitting SQL update statement to the cluster...");
+    const name = `insert-into_${inserts.map((i) => i.sink.name).join(",")}`;
+    const job = this.jobs.submit(dag, name);
+    this.screen.line("[INFO] SQL update statement has been successfully submitted to the cluster:");
+    this.screen.line(`Job ID: ${job.id}`);
+    return "ok";
+  }
+
+  /** SELECT: runs until its input ends or the user presses Ctrl-C / Q; the result shows live. */
+  private async query(
+    plan: Extract<BoundStatement, { kind: "query" }>["plan"],
+    source: string,
+    file: string,
+  ): Promise<Outcome> {
+    const dag = this.engine.tryPlan([{ kind: "collect", plan }], source, file);
+    if (dag === undefined) return "invalid";
+    const session = this.engine.session;
+    const setting = session.get("sql-client.execution.result-mode");
+    const mode = parseResultMode(setting);
+    if (mode === undefined) {
+      this.screen.line("[ERROR] Could not execute SQL statement. Reason:");
+      this.screen.line(
+        `'sql-client.execution.result-mode' is '${setting}'; use 'table', 'changelog' or 'tableau'`,
+      );
+      return "failed";
+    }
+    const view = createResultView(mode, collectSchema(dag), this.screen, session.localTimeZone);
+    const controller = new AbortController();
+    view.start();
+    try {
+      const result = await this.busy(
+        (key) => {
+          if (key === "interrupt" || mode !== "tableau") controller.abort();
+        },
+        () => this.engine.runDag(dag, { signal: controller.signal, collect: (batch) => view.batch(batch) }),
+      );
+      const end: QueryEnd = result.reason === "end" ? "end" : "terminated";
+      view.finish(end);
+      return "ok";
+    } catch (e) {
+      view.finish("terminated");
+      this.screen.line("[ERROR] Could not execute SQL statement. Reason:");
+      this.screen.line(e instanceof Error ? e.message : String(e));
+      return "failed";
+    }
+  }
+}
+
+function tableTarget(i: BoundInsert): PlanTarget {
+  return { kind: "table", table: i.sink, plan: i.plan, span: i.span };
+}
+
+function collectSchema(dag: PhysicalDag) {
+  for (const id of dag.sinks) {
+    const n = dag.nodes[id]!;
+    if (n.kind === "sink" && n.connector === COLLECT_CONNECTOR) return n.schema;
+  }
+  throw new Error("a query plan has no collect sink");
+}
+
+/** The shell's own commands (`QUIT;`, `EXIT;`, `HELP;`, `CLEAR;`), upper-cased, else undefined. */
+export function clientCommand(text: string): string | undefined {
+  const word = text.trim().replace(/;\s*$/, "").trim().toUpperCase();
+  return ["QUIT", "EXIT", "HELP", "CLEAR"].includes(word) ? word : undefined;
+}
+
+function showHeader(object: string): string {
+  switch (object) {
+    case "TABLES":
+      return "table name";
+    case "VIEWS":
+      return "view name";
+    case "MATERIALIZED VIEWS":
+      return "materialized view name";
+    default:
+      return "function name";
+  }
+}

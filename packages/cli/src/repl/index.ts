@@ -1,0 +1,13 @@
+export type { CompletionNames } from "./completion.js";
+export { catalogNames, complete, KEYWORDS } from "./completion.js";
+export type { Outcome } from "./executor.js";
+export { clientCommand, StatementExecutor } from "./executor.js";
+export { HISTORY_SIZE, historyPath, loadHistory, saveHistory } from "./history.js";
+export type { JobInfo, JobState } from "./jobs.js";
+export { JobManager, jobRow } from "./jobs.js";
+export { TableMaterializer } from "./materializer.js";
+export { CONTINUATION, PROMPT, replCommand } from "./repl.js";
+export type { ResultMode } from "./result-view.js";
+export { grid, parseResultMode } from "./result-view.js";
+export type { SplitStatement } from "./splitter.js";
+export { StatementSplitter, statementEnds } from "./splitter.js";

@@ -1,0 +1,140 @@
+import { randomBytes } from "node:crypto";
+import type { PhysicalDag } from "@weir/planner";
+import type { JobMetrics, JobOptions, JobResult } from "@weir/runtime";
+import { formatWatermark } from "../engine/summary.js";
+
+/** Flink's job states, as SHOW JOBS prints them. */
+export type JobState = "RUNNING" | "FINISHED" | "FAILED" | "CANCELED";
+
+/** One INSERT job submitted from the shell. */
+export interface JobInfo {
+  /** 32 hex digits, like a Flink job id. */
+  readonly id: string;
+  readonly name: string;
+  readonly startedAt: number;
+  state: JobState;
+  /** The latest metrics: from progress reports while running, the final ones after. */
+  metrics: JobMetrics | null;
+  error?: string;
+}
+
+export type RunDag = (
+  dag: PhysicalDag,
+  hooks: Pick<JobOptions, "signal" | "onProgress" | "collect">,
+) => Promise<JobResult>;
+
+interface Running {
+  readonly info: JobInfo;
+  readonly controller: AbortController;
+  readonly done: Promise<void>;
+}
+
+/**
+ * The shell's background jobs. A job runs in this process until its input ends (FINISHED), it
+ * fails (FAILED) or it is stopped (CANCELED: the abort signal makes it flush its sinks and
+ * close). States only move away from RUNNING. Failures are queued as notices for the shell to
+ * print before its next prompt, so they never cut into a line being typed.
+ */
+export class JobManager {
+  private readonly jobs = new Map<string, Running>();
+  private readonly notices: string[] = [];
+
+  constructor(private readonly run: RunDag) {}
+
+  submit(dag: PhysicalDag, name: string): JobInfo {
+    const info: JobInfo = {
+      id: randomBytes(16).toString("hex"),
+      name,
+      startedAt: Date.now(),
+      state: "RUNNING",
+      metrics: null,
+    };
+    const controller = new AbortController();
+    const done = this.run(dag, {
+      signal: controller.signal,
+      onProgress: (m) => {
+        info.metrics = m;
+      },
+    }).then(
+      (r) => {
+        info.metrics = r.metrics;
+        info.state = r.reason === "aborted" ? "CANCELED" : "FINISHED";
+      },
+      (e: unknown) => {
+        info.state = "FAILED";
+        info.error = e instanceof Error ? e.message : String(e);
+        this.notices.push(`[ERROR] Job ${info.id} (${info.name}) failed: ${info.error}`);
+      },
+    );
+    this.jobs.set(info.id, { info, controller, done });
+    return info;
+  }
+
+  /** Every job, oldest first. */
+  list(): readonly JobInfo[] {
+    return [...this.jobs.values()].map((j) => j.info);
+  }
+
+  get(id: string): JobInfo | undefined {
+    return this.jobs.get(id)?.info;
+  }
+
+  /** Stops a running job and waits until it has closed; a job that is not running is left as is. */
+  async stop(id: string): Promise<JobInfo | undefined> {
+    const job = this.jobs.get(id);
+    if (!job) return undefined;
+    job.controller.abort();
+    await job.done;
+    return job.info;
+  }
+
+  /** Stops every running job (the shell is leaving). */
+  async stopAll(): Promise<number> {
+    const running = [...this.jobs.values()].filter((j) => j.info.state === "RUNNING");
+    for (const j of running) j.controller.abort();
+    await Promise.all(running.map((j) => j.done));
+    return running.length;
+  }
+
+  /** Notices gathered since the last call. */
+  takeNotices(): string[] {
+    return this.notices.splice(0);
+  }
+}
+
+/** SHOW JOBS columns. */
+export const JOB_HEADERS = [
+  "job id",
+  "job name",
+  "status",
+  "records in",
+  "records out",
+  "watermark",
+  "start time",
+];
+
+/** One SHOW JOBS row: records read by all sources, written by all sinks, the lowest source watermark. */
+export function jobRow(job: JobInfo): string[] {
+  const m = job.metrics;
+  const sources = m ? Object.values(m.sources) : [];
+  const sinks = m ? Object.values(m.sinks) : [];
+  const recordsIn = sources.reduce((n, s) => n + s.recordsRead, 0);
+  const recordsOut = sinks.reduce((n, s) => n + s.recordsWritten, 0);
+  let wm: number | null = null;
+  for (const s of sources) {
+    if (s.watermark === null) {
+      wm = null;
+      break;
+    }
+    wm = wm === null ? s.watermark : Math.min(wm, s.watermark);
+  }
+  return [
+    job.id,
+    job.name,
+    job.state,
+    String(recordsIn),
+    String(recordsOut),
+    formatWatermark(wm),
+    new Date(job.startedAt).toISOString().replace("T", " ").replace("Z", ""),
+  ];
+}

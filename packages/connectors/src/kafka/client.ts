@@ -1,0 +1,148 @@
+import kafkajs from "kafkajs";
+
+/**
+ * The part of kafkajs the Kafka connectors use, as shapes (STYLE.md: depend on shapes, not
+ * clients): unit tests can pass a fake, integration tests the real client through
+ * {@link connectKafkajs}. Offsets cross this boundary as decimal strings, as kafkajs gives them.
+ */
+export interface KafkaClient {
+  admin(): KafkaAdmin;
+  consumer(config: KafkaConsumerConfig): KafkaConsumer;
+  /** A producer whose keyed messages are partitioned by the Java client's murmur2 partitioner. */
+  producer(config: KafkaProducerConfig): KafkaProducer;
+}
+
+export interface KafkaConnectionConfig {
+  readonly brokers: readonly string[];
+  readonly clientId: string;
+  readonly ssl: boolean;
+}
+
+export type KafkaConnect = (config: KafkaConnectionConfig) => KafkaClient;
+
+export interface KafkaPartitionOffset {
+  readonly partition: number;
+  readonly offset: string;
+}
+
+export interface KafkaAdmin {
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  listTopics(): Promise<string[]>;
+  fetchTopicMetadata(options: { topics: string[] }): Promise<{
+    topics: { name: string; partitions: { partitionId: number }[] }[];
+  }>;
+  /** Per partition: `low` (log start) and `high` (next offset to be written). */
+  fetchTopicOffsets(topic: string): Promise<(KafkaPartitionOffset & { high: string; low: string })[]>;
+  /** Per partition: the first offset whose timestamp is ≥ `timestamp`, or `high` when none is. */
+  fetchTopicOffsetsByTimestamp(topic: string, timestamp?: number): Promise<KafkaPartitionOffset[]>;
+  /** A group's committed offsets (`-1` for a partition without one). */
+  fetchOffsets(options: {
+    groupId: string;
+    topics: string[];
+  }): Promise<{ topic: string; partitions: KafkaPartitionOffset[] }[]>;
+  setOffsets(options: { groupId: string; topic: string; partitions: KafkaPartitionOffset[] }): Promise<void>;
+}
+
+export interface KafkaConsumerConfig {
+  groupId: string;
+  readUncommitted?: boolean;
+  maxWaitTimeInMs?: number;
+  allowAutoTopicCreation?: boolean;
+}
+
+/** One record of a fetched batch. `batchContext` is untyped kafkajs internals, read defensively. */
+export interface KafkaMessage {
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly timestamp: string;
+  readonly offset: string;
+  readonly headers?: Readonly<Record<string, Buffer | string | (Buffer | string)[] | undefined>>;
+  readonly batchContext?: { readonly partitionLeaderEpoch?: number; readonly timestampType?: number };
+}
+
+export interface KafkaBatch {
+  readonly topic: string;
+  readonly partition: number;
+  readonly messages: KafkaMessage[];
+  /** The last offset the fetch covered, aborted records and transaction markers included. */
+  lastOffset(): string;
+}
+
+export interface KafkaTopicPartitions {
+  topic: string;
+  partitions?: number[];
+}
+
+/** A kafkajs instrumentation event: `payload` is the event's data. */
+export interface KafkaEvent<T> {
+  readonly payload: T;
+}
+
+export interface KafkaConsumer {
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  subscribe(subscription: { topics: string[]; fromBeginning?: boolean }): Promise<void>;
+  run(config: {
+    autoCommit?: boolean;
+    eachBatchAutoResolve?: boolean;
+    partitionsConsumedConcurrently?: number;
+    eachBatch: (payload: { batch: KafkaBatch }) => Promise<void>;
+  }): Promise<void>;
+  seek(topicPartitionOffset: { topic: string; partition: number; offset: string }): void;
+  pause(topics: KafkaTopicPartitions[]): void;
+  resume(topics: KafkaTopicPartitions[]): void;
+  readonly events: {
+    readonly GROUP_JOIN: string;
+    readonly CRASH: string;
+    readonly END_BATCH_PROCESS: string;
+  };
+  // biome-ignore lint/suspicious/noExplicitAny: kafkajs types each event's listener separately
+  on(event: string, listener: (event: KafkaEvent<any>) => void): () => void;
+}
+
+/** Payload of `END_BATCH_PROCESS`; a batch whose records were all filtered has `batchSize` 0. */
+export interface KafkaBatchEndPayload {
+  readonly topic: string;
+  readonly partition: number;
+  readonly batchSize: number;
+  readonly lastOffset: string;
+}
+
+export interface KafkaCrashPayload {
+  readonly error: Error;
+  readonly restart: boolean;
+}
+
+export interface KafkaProducerConfig {
+  idempotent: boolean;
+  maxInFlightRequests: number;
+  allowAutoTopicCreation?: boolean;
+}
+
+export interface KafkaOutgoingMessage {
+  key: Buffer | string | null;
+  value: Buffer | string | null;
+  partition?: number;
+}
+
+export interface KafkaProducer {
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  send(record: { topic: string; acks: number; messages: KafkaOutgoingMessage[] }): Promise<unknown>;
+}
+
+/** A {@link KafkaConnect} over the real kafkajs client (its own logging off: errors surface as exceptions). */
+export const connectKafkajs: KafkaConnect = (config) => {
+  const kafka = new kafkajs.Kafka({
+    brokers: [...config.brokers],
+    clientId: config.clientId,
+    ssl: config.ssl,
+    logLevel: kafkajs.logLevel.NOTHING,
+  });
+  return {
+    admin: () => kafka.admin(),
+    consumer: (c) => kafka.consumer(c) as unknown as KafkaConsumer,
+    producer: (c) => kafka.producer({ ...c, createPartitioner: kafkajs.Partitioners.DefaultPartitioner }),
+  };
+};

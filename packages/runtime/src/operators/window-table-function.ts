@@ -1,0 +1,125 @@
+import type { WindowTableFunctionNode } from "@weir/planner";
+import { type ChangeBatch, ChangeBatchBuilder, Op, opSign, type Row } from "../changelog.js";
+import type { Operator, OperatorContext } from "../operator.js";
+import { type KeyCodec, keyCodec } from "../state/keys.js";
+import { isWindowFired, type SliceAssigner } from "../windows/slices.js";
+import { rowsEqual } from "./common.js";
+import { registerOperator } from "./registry.js";
+import { SessionStore } from "./session-store.js";
+import { StoredWatermark } from "./time-support.js";
+import { sliceAssignerOf } from "./window-aggregate.js";
+
+/**
+ * A window TVF that is not fused into an aggregate, join, rank or dedup: output = input columns
+ * + window_start, window_end, window_time (= end − 1).
+ *
+ * - TUMBLE / HOP / CUMULATE: each row is emitted at once, once per window it belongs to that has
+ *   not fired yet (Flink drops the windows already fired); a row with no such window is late —
+ *   dropped and counted.
+ * - SESSION (Flink 1.19+): rows are buffered per partition key until their session closes (the
+ *   watermark reaches its end − 1), then emitted with the session's bounds, by session end and
+ *   then in arrival order; a row whose session has already fired is late.
+ *
+ * Changes keep their sign: `+I`/`+U` become `+I`, `-U`/`-D` become `-D` (one input change may
+ * fan out to several windows, so an update pair is not kept as a pair).
+ */
+export class WindowTableFunctionOperator implements Operator {
+  private ctx!: OperatorContext;
+  private watermark!: StoredWatermark;
+  private assigner: SliceAssigner | null = null;
+  private sessions: SessionStore<Row[]> | null = null;
+  private codec: KeyCodec | null = null;
+
+  constructor(private readonly node: WindowTableFunctionNode) {}
+
+  open(ctx: OperatorContext): void {
+    this.ctx = ctx;
+    this.watermark = new StoredWatermark(ctx.state.value<number>("watermark"));
+    const w = this.node.window;
+    this.assigner = sliceAssignerOf(w);
+    if (w.kind === "session") {
+      this.sessions = new SessionStore<Row[]>(ctx.state, "", w.gap, (into, from) => into.concat(from));
+      this.codec = keyCodec(w.partitionKeys, []);
+    }
+  }
+
+  processBatch(_input: number, batch: ChangeBatch): void {
+    const { ops, rows, length } = batch;
+    const tc = this.node.timeColumn;
+    const wm = this.watermark.get();
+    const out = new ChangeBatchBuilder();
+    this.ctx.metrics.recordsIn += length;
+    for (let i = 0; i < length; i++) {
+      const row = rows[i];
+      const ts = row[tc] as number | null;
+      if (ts === null || ts === undefined) continue;
+      const sign = opSign(ops[i] as Op);
+      if (this.assigner !== null) this.assignAligned(row, ts, sign, wm, out);
+      else this.assignSession(row, ts, sign, wm);
+    }
+    this.flush(out);
+  }
+
+  private assignAligned(row: Row, ts: number, sign: 1 | -1, wm: number, out: ChangeBatchBuilder): void {
+    const a = this.assigner!;
+    const op = sign > 0 ? Op.INSERT : Op.DELETE;
+    let emitted = false;
+    for (const end of a.windowEndsOf(a.sliceEnd(ts))) {
+      if (isWindowFired(end, wm)) continue;
+      emitted = true;
+      out.push(op, withWindow(row, a.windowStart(end), end));
+    }
+    if (!emitted) this.ctx.metrics.lateRecordsDropped++;
+  }
+
+  private assignSession(row: Row, ts: number, sign: 1 | -1, wm: number): void {
+    const store = this.sessions!;
+    const key = this.codec!.encode(row);
+    if (sign > 0) {
+      const w = store.assign(key, ts, wm, () => []);
+      if (w === null) {
+        this.ctx.metrics.lateRecordsDropped++;
+        return;
+      }
+      const rows = store.get(key, w)!;
+      rows.push(row);
+      store.set(key, w, rows);
+      return;
+    }
+    const w = store.find(key, ts);
+    const rows = w === undefined ? undefined : store.get(key, w);
+    const at = rows === undefined ? -1 : rows.findIndex((r) => rowsEqual(r, row));
+    if (w === undefined || rows === undefined || at < 0) {
+      this.ctx.metrics.lateRecordsDropped++;
+      return;
+    }
+    rows.splice(at, 1);
+    store.set(key, w, rows);
+  }
+
+  onWatermark(watermark: number): number {
+    if (this.sessions !== null) {
+      const out = new ChangeBatchBuilder();
+      this.sessions.fire(watermark, (_key, w, rows) => {
+        for (const r of rows) out.push(Op.INSERT, withWindow(r, w.start, w.end));
+      });
+      this.flush(out);
+    }
+    this.watermark.set(watermark);
+    return watermark;
+  }
+
+  private flush(out: ChangeBatchBuilder): void {
+    if (out.length === 0) return;
+    this.ctx.metrics.recordsOut += out.length;
+    this.ctx.emit(out.finish());
+  }
+}
+
+function withWindow(row: Row, start: number, end: number): Row {
+  const out = row.slice();
+  out.push(start, end, end - 1);
+  return out;
+}
+
+registerOperator("window-table-function", (node) => new WindowTableFunctionOperator(node));

@@ -1,0 +1,102 @@
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { CREATE_ORDERS, CREATE_TICKS } from "./fixtures.js";
+import { checkPrerequisites, TmuxShell } from "./tmux.js";
+
+let shell: TmuxShell | undefined;
+afterEach(() => shell?.kill());
+beforeAll(() => checkPrerequisites());
+
+/** The cells of the SHOW JOBS row of `id` on the screen (the last one printed). */
+function jobRow(screen: string, id: string): string[] {
+  const rows = screen.split("\n").filter((l) => l.includes(`| ${id} |`));
+  expect(rows.length).toBeGreaterThan(0);
+  return rows[rows.length - 1]!.split("|")
+    .map((c) => c.trim())
+    .slice(1, -1);
+}
+
+describe("weir repl: INSERT jobs in the background", () => {
+  it("submits an INSERT, lists it RUNNING with its counts, stops it, and its sink is flushed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "weir-repl-jobs-"));
+    const out = join(dir, "ticks.jsonl");
+    const s = TmuxShell.start();
+    shell = s;
+    await s.waitFor("weir> ");
+    for (const l of CREATE_TICKS) s.type(l);
+    s.type(
+      `CREATE TABLE ticks_out (id BIGINT, k INT) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');`,
+    );
+    await s.waitFor("[INFO] Execute statement succeeded.", 2);
+    s.type("INSERT INTO ticks_out SELECT id, k FROM ticks;");
+    const submitted = await s.waitFor(/Job ID: [0-9a-f]{32}/);
+    expect(submitted).toContain("[INFO] Submitting SQL update statement to the cluster...");
+    expect(submitted).toContain(
+      "[INFO] SQL update statement has been successfully submitted to the cluster:",
+    );
+    const id = /Job ID: ([0-9a-f]{32})/.exec(submitted)![1]!;
+    // The prompt is back while the job runs; progress is reported about once a second.
+    await s.waitForPrompt();
+    let row: string[] = [];
+    for (let attempt = 0; attempt < 40; attempt++) {
+      s.type("SHOW JOBS;");
+      const screen = await s.waitFor(/\d+ rows? in set/, attempt + 1);
+      row = jobRow(screen, id);
+      if (Number(row[3]) > 0) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(row.slice(1, 3)).toEqual(["insert-into_ticks_out", "RUNNING"]);
+    expect(Number(row[3])).toBeGreaterThan(0);
+    s.type(`STOP JOB '${id}';`);
+    await s.waitFor("[INFO] Execute statement succeeded.", 3);
+    s.type("SHOW JOBS;");
+    const after = await s.waitFor("CANCELED");
+    const stopped = jobRow(after, id);
+    expect(stopped[2]).toBe("CANCELED");
+    // Records out equals the lines in the file: the stopped job flushed its sink.
+    expect(existsSync(out)).toBe(true);
+    const lines = readFileSync(out, "utf8").trim().split("\n");
+    expect(Number(stopped[4])).toBe(lines.length);
+    expect(lines.length).toBeGreaterThan(0);
+  });
+
+  it("a bounded INSERT finishes: FINISHED, all records in and out, watermark at the end of input", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "weir-repl-jobs-"));
+    const out = join(dir, "big.jsonl");
+    const s = TmuxShell.start();
+    shell = s;
+    await s.waitFor("weir> ");
+    for (const l of CREATE_ORDERS.slice(0, 4)) s.type(l);
+    s.type("  ts TIMESTAMP(3),");
+    s.type("  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND");
+    for (const l of CREATE_ORDERS.slice(5)) s.type(l);
+    s.type(
+      `CREATE TABLE big (customer STRING, amount DOUBLE) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');`,
+    );
+    await s.waitFor("[INFO] Execute statement succeeded.", 2);
+    s.type("INSERT INTO big SELECT customer, amount FROM orders WHERE amount > 5;");
+    const id = /Job ID: ([0-9a-f]{32})/.exec(await s.waitFor(/Job ID: [0-9a-f]{32}/))![1]!;
+    let row: string[] = [];
+    for (let attempt = 0; attempt < 40; attempt++) {
+      s.type("SHOW JOBS;");
+      row = jobRow(await s.waitFor(/\d+ rows? in set/, attempt + 1), id);
+      if (row[2] !== "RUNNING") break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(row.slice(2, 6)).toEqual(["FINISHED", "5", "3", "end of input"]);
+    expect(readFileSync(out, "utf8").trim().split("\n")).toHaveLength(3);
+  });
+
+  it("STOP JOB of an unknown id is an error and the shell goes on", async () => {
+    const s = TmuxShell.start();
+    shell = s;
+    await s.waitFor("weir> ");
+    s.type("STOP JOB 'feedfacefeedfacefeedfacefeedface';");
+    await s.waitFor("No job with id 'feedfacefeedfacefeedfacefeedface'");
+    expect(s.screen()).toContain("[ERROR] Could not execute SQL statement. Reason:");
+    s.type("SHOW JOBS;");
+    await s.waitFor("Empty set");
+  });
+});
