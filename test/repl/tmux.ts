@@ -28,6 +28,10 @@ export interface ShellOptions {
 }
 
 let counter = 0;
+const live = new Set<TmuxShell>();
+process.on("exit", () => {
+  for (const s of [...live]) s.kill();
+});
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -45,7 +49,8 @@ export class TmuxShell {
       options.env?.WEIR_HISTORY ?? join(mkdtempSync(join(tmpdir(), "weir-repl-")), "history");
     const env = { WEIR_HISTORY: this.historyFile, ...options.env };
     const assignments = Object.entries(env).map(([k, v]) => `${k}=${quote(v)}`);
-    const command = `env ${assignments.join(" ")} ${quote(WEIR)} ${(options.args ?? []).map(quote).join(" ")}; echo "[weir exited $?]"; sleep 600`;
+    // The timeouts bound what a test run that died before its cleanup can leave behind.
+    const command = `env ${assignments.join(" ")} timeout 300 ${quote(WEIR)} ${(options.args ?? []).map(quote).join(" ")}; echo "[weir exited $?]"; sleep 120`;
     this.tmux(
       "new-session",
       "-d",
@@ -62,7 +67,9 @@ export class TmuxShell {
   }
 
   static start(options: ShellOptions = {}): TmuxShell {
-    return new TmuxShell(options);
+    const shell = new TmuxShell(options);
+    live.add(shell);
+    return shell;
   }
 
   private tmux(...args: string[]): string {
@@ -135,6 +142,7 @@ export class TmuxShell {
   }
 
   kill(): void {
+    live.delete(this);
     try {
       this.tmux("kill-server");
     } catch {

@@ -257,3 +257,24 @@ describe("time zones", () => {
     expect(floorDay([Date.UTC(2024, 0, 1, 20)])).toBe(Date.UTC(2024, 0, 1, 15));
   });
 });
+
+describe("UNIX_TIMESTAMP with a zone offset in the text", () => {
+  it.each([
+    ["2026-06-24T11:48:31+09:00", "yyyy-MM-dd'T'HH:mm:ssXXX", 1782269311],
+    ["2026-06-24T02:48:31Z", "yyyy-MM-dd'T'HH:mm:ssXXX", 1782269311],
+    ["2026-06-24 02:48:31 +0000", "yyyy-MM-dd HH:mm:ss Z", 1782269311],
+    ["2026-06-23T21:48:31-05", "yyyy-MM-dd'T'HH:mm:ssX", 1782269311],
+  ])("%s with %s is the instant %d whatever the session zone", (text, fmt, secs) => {
+    for (const zone of ["UTC", "Asia/Seoul", "America/New_York"]) {
+      const f = compileExpr(
+        E.call(
+          "UNIX_TIMESTAMP",
+          [E.literal(text, T.string(false)), E.literal(fmt, T.string(false))],
+          T.bigint(),
+        ),
+        defaultEvalContext({ localTimeZone: zone }),
+      );
+      expect(f([])).toBe(secs);
+    }
+  });
+});

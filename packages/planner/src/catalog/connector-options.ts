@@ -127,6 +127,11 @@ const idleTimeout: OptionSpec = {
   type: duration,
   description: "a split without data for this long stops holding the watermark back",
 };
+const emitStrategy: OptionSpec = {
+  key: "scan.watermark.emit.strategy",
+  type: oneOf("on-event", "on-periodic"),
+  description: "emit the watermark after each row that advances it (default) or once per read batch",
+};
 const sinkBuffer: OptionSpec[] = [
   { key: "sink.buffer-flush.max-rows", type: int(0), description: "flush after this many rows" },
   { key: "sink.buffer-flush.interval", type: duration, description: "flush at least this often" },
@@ -145,6 +150,7 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "path", type: str, required: true, description: "file or directory" },
       { key: "format", type: str, required: true, description: "record format" },
       idleTimeout,
+      emitStrategy,
       { key: "source.monitor-interval", type: duration, description: "watch the path for new files" },
       { key: "sink.rolling-policy.file-size", type: { kind: "memory" }, description: "roll files" },
       { key: "sink.rolling-policy.rollover-interval", type: duration, description: "roll files" },
@@ -167,6 +173,7 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "number-of-rows", type: int(0), description: "bounded: emit this many rows" },
       { key: "seed", type: int(), description: "seed for reproducible random values (Weir extension)" },
       idleTimeout,
+      emitStrategy,
     ],
   },
   print: {
@@ -197,6 +204,7 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "bid.proportion", type: int(0), description: "bids per 50 events" },
       { key: "seed", type: int(), description: "seed of the generator" },
       idleTimeout,
+      emitStrategy,
     ],
   },
   kafka: {
@@ -227,6 +235,7 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "scan.bounded.timestamp-millis", type: int(), description: "end at this timestamp" },
       { key: "scan.topic-partition-discovery.interval", type: duration, description: "new partitions" },
       idleTimeout,
+      emitStrategy,
       { key: "sink.partitioner", type: str, description: "default | fixed | round-robin" },
       {
         key: "sink.delivery-guarantee",
@@ -256,6 +265,7 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
         description: "where reading ends",
       },
       idleTimeout,
+      emitStrategy,
       { key: "sink.buffer-flush.max-rows", type: int(0), description: "buffered rows per key" },
       { key: "sink.buffer-flush.interval", type: duration, description: "buffer flush interval" },
       { key: "sink.parallelism", type: int(1), description: "accepted for Flink compatibility" },

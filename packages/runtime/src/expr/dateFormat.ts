@@ -13,7 +13,8 @@ import { ExpressionError } from "./errors.js";
 /**
  * Java `SimpleDateFormat` / `DateTimeFormatter` patterns, compiled once per pattern string.
  * Supported letters: y (year), M (month; MMM/MMMM names), d, H, k, h, K, m, s, S (fraction),
- * E (day name), a (AM/PM), D (day of year), u (ISO day of week), and quoted literals ('T', '').
+ * E (day name), a (AM/PM), D (day of year), u (ISO day of week), zone offsets X / x / Z
+ * (`Z`, `+09`, `+0900`, `+09:00`), and quoted literals ('T', '').
  * Formatting works on TIMESTAMP wall-clock millis; parsing gives them back.
  */
 
@@ -34,7 +35,25 @@ const MONTHS = [
   "December",
 ];
 const DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
-const LETTERS = new Set(["y", "M", "d", "H", "k", "h", "K", "m", "s", "S", "E", "a", "D", "u"]);
+const LETTERS = new Set([
+  "y",
+  "M",
+  "d",
+  "H",
+  "k",
+  "h",
+  "K",
+  "m",
+  "s",
+  "S",
+  "E",
+  "a",
+  "D",
+  "u",
+  "X",
+  "x",
+  "Z",
+]);
 
 function tokenize(pattern: string): Token[] {
   const tokens: Token[] = [];
@@ -115,6 +134,13 @@ function fieldFormatter(letter: string, count: number): Formatter {
       return (ts) => pad(isoDayOfWeek(dayOf(ts)), count);
     case "a":
       return (ts) => (msOf(ts) < 12 * 3_600_000 ? "AM" : "PM");
+    // A TIMESTAMP carries no zone: its offset is written as UTC's.
+    case "X":
+      return () => "Z";
+    case "x":
+      return () => (count === 1 ? "+00" : count === 2 ? "+0000" : "+00:00");
+    case "Z":
+      return () => "+0000";
     default:
       throw new ExpressionError(`Unsupported date format letter '${letter}'`);
   }
@@ -139,7 +165,12 @@ export function dateFormatter(pattern: string): Formatter {
   return f;
 }
 
-type Parser = (text: string) => number | null;
+/**
+ * Parses text to TIMESTAMP wall-clock millis (null when it does not match). When the pattern has
+ * a zone offset (X, x, Z), `lastOffsetMs` holds the offset read by the latest call, so that a
+ * caller that wants an instant can subtract it; it is undefined when the pattern has none.
+ */
+type Parser = ((text: string) => number | null) & { lastOffsetMs: number | undefined };
 const parsers = new Map<string, Parser>();
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -169,13 +200,14 @@ export function dateParser(pattern: string): Parser {
       next.letter !== "a" &&
       !(next.letter === "M" && next.count >= 3);
     if (t.letter === "a") re += "(AM|PM|am|pm)";
+    else if (t.letter === "X" || t.letter === "x" || t.letter === "Z") re += "(Z|[+-]\\d{2}(?::?\\d{2})?)";
     else if (t.letter === "E") re += "([A-Za-z]+)";
     else if (t.letter === "M" && t.count >= 3) re += "([A-Za-z]+)";
     else if (t.letter === "y" && t.count !== 2) re += adjacentNumeric ? `(-?\\d{${t.count}})` : "(-?\\d+)";
     else re += adjacentNumeric ? `(\\d{${t.count}})` : `(\\d{1,${Math.max(t.count, 9)}})`;
   });
   const regex = new RegExp(`${re}\\s*$`);
-  p = (text) => {
+  const parser = ((text: string) => {
     const m = regex.exec(text);
     if (m === null) return null;
     let year = 1970;
@@ -187,6 +219,7 @@ export function dateParser(pattern: string): Parser {
     let second = 0;
     let ms = 0;
     let pm = -1;
+    let offset: number | undefined;
     for (let i = 0; i < fields.length; i++) {
       const v = m[i + 1];
       const n = Number(v);
@@ -229,6 +262,18 @@ export function dateParser(pattern: string): Parser {
         case "a":
           pm = v.toUpperCase() === "PM" ? 1 : 0;
           break;
+        case "X":
+        case "x":
+        case "Z": {
+          if (v === "Z") offset = 0;
+          else {
+            const sign = v[0] === "-" ? -1 : 1;
+            const digits = v.slice(1).replace(":", "");
+            offset =
+              sign * (Number(digits.slice(0, 2)) * 3_600_000 + Number(digits.slice(2, 4) || "0") * 60_000);
+          }
+          break;
+        }
         default:
           break; // E and u are checked by the regex only
       }
@@ -237,8 +282,11 @@ export function dateParser(pattern: string): Parser {
     if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
     if (hour > 23 || minute > 59 || second > 59) return null;
     const days = doy > 0 ? daysFromCivil(year, 1, 1) + doy - 1 : daysFromCivil(year, month, day);
+    parser.lastOffsetMs = offset;
     return days * MS_PER_DAY + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms;
-  };
+  }) as Parser;
+  parser.lastOffsetMs = undefined;
+  p = parser;
   if (parsers.size > 1000) parsers.clear();
   parsers.set(pattern, p);
   return p;

@@ -305,8 +305,12 @@ const unixTimestamp: FnImpl = {
     if (c.args.length === 0) return `Math.floor(${c.env(c.ctx)}.now() / 1000)`;
     const zone = c.zone;
     const f = (s: string, fmt?: string) => {
-      const w = parseWall(s, fmt ?? DEFAULT_FORMAT);
-      return w === null ? UNPARSEABLE : Math.floor(localToInstant(w, zone) / 1000);
+      const parser = dateParser(fmt ?? DEFAULT_FORMAT);
+      const w = parser(s);
+      if (w === null) return UNPARSEABLE;
+      // Text with its own offset (pattern letters X / Z) names an instant; else it is local time.
+      const offset = parser.lastOffsetMs;
+      return Math.floor((offset === undefined ? localToInstant(w, zone) : w - offset) / 1000);
     };
     return `${c.env(f)}(${c.args.join(", ")})`;
   },

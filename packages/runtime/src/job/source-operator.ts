@@ -26,6 +26,10 @@ export class SourceOperator {
   private readonly watermarkColumn: number;
   private readonly watermarkExpr: CompiledExpr | null;
   ended = false;
+  /** Emit the watermark after each row that advances it (else once per poll result). */
+  private readonly onEvent: boolean;
+  /** Per split, the largest watermark candidate seen (on-event emission). */
+  private readonly splitMax = new Map<string, number>();
 
   constructor(
     readonly node: SourceNode,
@@ -45,6 +49,7 @@ export class SourceOperator {
     this.physicalCount = p;
     this.watermarkColumn = node.watermark?.column ?? -1;
     this.watermarkExpr = node.watermark ? compileExpr(node.watermark.expr, evalContext) : null;
+    this.onEvent = (node.options["scan.watermark.emit.strategy"] ?? "on-event") === "on-event";
   }
 
   /** Messages for one poll result, in order; `emit` is called synchronously. */
@@ -56,8 +61,12 @@ export class SourceOperator {
           if (s.batch.length === 0) continue;
           const batch = this.complete(s.batch);
           n += batch.length;
-          if (this.watermarkExpr !== null) this.track(s.split, batch);
-          emit(Message.data(batch));
+          if (this.watermarkExpr === null) emit(Message.data(batch));
+          else if (this.onEvent) this.emitOnEvent(s.split, batch, emit);
+          else {
+            this.track(s.split, batch);
+            emit(Message.data(batch));
+          }
         }
         this.pollWatermark(emit);
         return n;
@@ -117,17 +126,47 @@ export class SourceOperator {
     return out.finish();
   }
 
+  /**
+   * `'scan.watermark.emit.strategy' = 'on-event'` (Weir's default): the watermark is emitted right
+   * after the row that advanced it, so whether a later row is late does not depend on how rows
+   * were batched — a run, a re-run and a run restored from a checkpoint agree. The batch is cut
+   * only where the watermark advances.
+   */
+  private emitOnEvent(split: string, batch: ChangeBatch, emit: (m: Message) => void): void {
+    const col = this.watermarkColumn;
+    const expr = this.watermarkExpr!;
+    let max = this.splitMax.get(split) ?? Number.NEGATIVE_INFINITY;
+    let start = 0;
+    for (let i = 0; i < batch.length; i++) {
+      const row = batch.rows[i];
+      if (row[col] === null || row[col] === undefined) this.nullRowtime(col);
+      const w = expr(row);
+      if (typeof w !== "number" || w <= max) continue;
+      max = w;
+      this.tracker.onRecord(split, w);
+      const ev = this.tracker.poll();
+      if (ev === null) continue;
+      emit(Message.data(slice(batch, start, i + 1)));
+      start = i + 1;
+      emit(ev);
+    }
+    this.splitMax.set(split, max);
+    if (start < batch.length) emit(Message.data(start === 0 ? batch : slice(batch, start, batch.length)));
+  }
+
+  private nullRowtime(col: number): never {
+    throw new Error(
+      `table '${this.node.table}': the rowtime column '${this.node.schema[col]?.name}' is NULL in a row; a WATERMARK column must not be NULL (filter or COALESCE it in a computed column)`,
+    );
+  }
+
   private track(split: string, batch: ChangeBatch): void {
     const col = this.watermarkColumn;
     const expr = this.watermarkExpr!;
     let max = Number.NEGATIVE_INFINITY;
     for (let i = 0; i < batch.length; i++) {
       const row = batch.rows[i];
-      if (row[col] === null || row[col] === undefined) {
-        throw new Error(
-          `table '${this.node.table}': the rowtime column '${this.node.schema[col]?.name}' is NULL in a row; a WATERMARK column must not be NULL (filter or COALESCE it in a computed column)`,
-        );
-      }
+      if (row[col] === null || row[col] === undefined) this.nullRowtime(col);
       const w = expr(row);
       if (typeof w === "number" && w > max) max = w;
     }
@@ -144,4 +183,8 @@ export class SourceOperator {
       `table '${this.node.table}': the connector '${this.node.connector}' produced a row of ${row.length} values, expected ${this.physicalCount} (physical and metadata columns)`,
     );
   }
+}
+
+function slice(batch: ChangeBatch, start: number, end: number): ChangeBatch {
+  return { ops: batch.ops.slice(start, end), rows: batch.rows.slice(start, end), length: end - start };
 }

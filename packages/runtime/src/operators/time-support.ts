@@ -5,6 +5,7 @@ import { GroupAggregates } from "../aggregates/group.js";
 import type { Row } from "../changelog.js";
 import { compilePredicate } from "../expr/compile.js";
 import type { EvalContext } from "../expr/context.js";
+import { getZone, instantToLocal, localToInstant } from "../expr/timezone.js";
 import type { ValueState } from "../state/api.js";
 import { encodeKeyValues, type StateKey } from "../state/keys.js";
 
@@ -120,4 +121,27 @@ export class StoredWatermark {
   set(watermark: number): void {
     this.state.put(0, watermark);
   }
+}
+
+/**
+ * Windows over a TIMESTAMP_LTZ time column are aligned in the session time zone, and their
+ * window_start / window_end are wall-clock TIMESTAMP(3) values of that zone (Flink's rule):
+ * `toWall` maps an instant (a row time or a watermark) to that zone's wall clock, `toInstant`
+ * maps a wall-clock window bound back to an instant (for window_time). For TIMESTAMP time
+ * columns both are the identity.
+ */
+export interface WindowClock {
+  readonly toWall: (instant: number) => number;
+  readonly toInstant: (wall: number) => number;
+}
+
+const IDENTITY_CLOCK: WindowClock = { toWall: (t) => t, toInstant: (t) => t };
+
+export function windowClock(ltz: boolean, timeZone: string): WindowClock {
+  if (!ltz) return IDENTITY_CLOCK;
+  const zone = getZone(timeZone);
+  return {
+    toWall: (t) => (Number.isFinite(t) ? instantToLocal(t, zone) : t),
+    toInstant: (w) => (Number.isFinite(w) ? localToInstant(w, zone) : w),
+  };
 }

@@ -13,7 +13,13 @@ import {
 } from "../windows/slices.js";
 import { registerOperator } from "./registry.js";
 import { SessionStore } from "./session-store.js";
-import { bindAggregates, inputTypesFromOutput, StoredWatermark } from "./time-support.js";
+import {
+  bindAggregates,
+  inputTypesFromOutput,
+  StoredWatermark,
+  type WindowClock,
+  windowClock,
+} from "./time-support.js";
 
 /** The slice assigner of an aligned window (TUMBLE, HOP, CUMULATE); null for SESSION. */
 export function sliceAssignerOf(window: WindowSpec): SliceAssigner | null {
@@ -54,6 +60,7 @@ export class WindowAggregateOperator implements Operator {
   private slices: TimeIndexedState<GroupAcc> | null = null;
   private sessions: SessionStore<GroupAcc> | null = null;
   private watermark!: StoredWatermark;
+  private clock!: WindowClock;
 
   constructor(
     private readonly node: WindowAggregateNode,
@@ -67,6 +74,8 @@ export class WindowAggregateOperator implements Operator {
     this.aggs = bindAggregates(n.aggregates, this.retractable);
     this.codec = keyCodec(n.groupKeys, inputTypesFromOutput(n.groupKeys, n.schema));
     this.watermark = new StoredWatermark(ctx.state.value<number>("watermark"));
+    const timeType = n.schema[n.schema.length - 1]!.type;
+    this.clock = windowClock(timeType.kind === "TIMESTAMP_LTZ", ctx.evalContext.localTimeZone);
     this.assigner = sliceAssignerOf(n.window);
     if (this.assigner !== null) {
       this.slices = ctx.state.timeIndexed<GroupAcc>("slices");
@@ -87,7 +96,8 @@ export class WindowAggregateOperator implements Operator {
   processBatch(_input: number, batch: ChangeBatch): void {
     const { ops, rows, length } = batch;
     const tc = this.node.timeColumn;
-    const wm = this.watermark.get();
+    const toWall = this.clock.toWall;
+    const wm = toWall(this.watermark.get());
     const metrics = this.ctx.metrics;
     metrics.recordsIn += length;
     for (let i = 0; i < length; i++) {
@@ -95,8 +105,8 @@ export class WindowAggregateOperator implements Operator {
       const ts = row[tc];
       if (ts === null || ts === undefined) continue;
       const sign = opSign(ops[i] as Op);
-      if (this.slices !== null) this.accumulateSlice(row, ts as number, sign, wm);
-      else this.accumulateSession(row, ts as number, sign, wm);
+      if (this.slices !== null) this.accumulateSlice(row, toWall(ts as number), sign, wm);
+      else this.accumulateSession(row, toWall(ts as number), sign, wm);
     }
   }
 
@@ -129,9 +139,10 @@ export class WindowAggregateOperator implements Operator {
 
   onWatermark(watermark: number): number {
     const out = new ChangeBatchBuilder();
-    if (this.slices !== null) this.fireSlices(watermark, out);
+    const wall = this.clock.toWall(watermark);
+    if (this.slices !== null) this.fireSlices(wall, out);
     else {
-      this.sessions!.fire(watermark, (key, w, acc) => this.emit(out, key, acc, w.start, w.end));
+      this.sessions!.fire(wall, (key, w, acc) => this.emit(out, key, acc, w.start, w.end));
     }
     this.watermark.set(watermark);
     if (out.length > 0) {
@@ -144,7 +155,7 @@ export class WindowAggregateOperator implements Operator {
   private fireSlices(watermark: number, out: ChangeBatchBuilder): void {
     const a = this.assigner!;
     const slices = this.slices!;
-    const previous = this.watermark.get();
+    const previous = this.clock.toWall(this.watermark.get());
     const sliceEnds = slices.timestamps();
     if (sliceEnds.length === 0) return;
     // Window ends that fire now: (previous + 1, watermark + 1], among windows holding a slice.
@@ -187,7 +198,7 @@ export class WindowAggregateOperator implements Operator {
     const row: Row = this.codec.decode(key);
     const values = this.aggs.values(acc);
     for (let i = 0; i < values.length; i++) row.push(values[i]);
-    row.push(start, end, end - 1);
+    row.push(start, end, this.clock.toInstant(end) - 1);
     out.push(Op.INSERT, row);
   }
 }

@@ -6,7 +6,7 @@ import { isWindowFired, type SliceAssigner } from "../windows/slices.js";
 import { rowsEqual } from "./common.js";
 import { registerOperator } from "./registry.js";
 import { SessionStore } from "./session-store.js";
-import { StoredWatermark } from "./time-support.js";
+import { StoredWatermark, type WindowClock, windowClock } from "./time-support.js";
 import { sliceAssignerOf } from "./window-aggregate.js";
 
 /**
@@ -29,12 +29,15 @@ export class WindowTableFunctionOperator implements Operator {
   private assigner: SliceAssigner | null = null;
   private sessions: SessionStore<Row[]> | null = null;
   private codec: KeyCodec | null = null;
+  private clock!: WindowClock;
 
   constructor(private readonly node: WindowTableFunctionNode) {}
 
   open(ctx: OperatorContext): void {
     this.ctx = ctx;
     this.watermark = new StoredWatermark(ctx.state.value<number>("watermark"));
+    const timeType = this.node.schema[this.node.schema.length - 1]!.type;
+    this.clock = windowClock(timeType.kind === "TIMESTAMP_LTZ", ctx.evalContext.localTimeZone);
     const w = this.node.window;
     this.assigner = sliceAssignerOf(w);
     if (w.kind === "session") {
@@ -46,7 +49,8 @@ export class WindowTableFunctionOperator implements Operator {
   processBatch(_input: number, batch: ChangeBatch): void {
     const { ops, rows, length } = batch;
     const tc = this.node.timeColumn;
-    const wm = this.watermark.get();
+    const toWall = this.clock.toWall;
+    const wm = toWall(this.watermark.get());
     const out = new ChangeBatchBuilder();
     this.ctx.metrics.recordsIn += length;
     for (let i = 0; i < length; i++) {
@@ -54,8 +58,8 @@ export class WindowTableFunctionOperator implements Operator {
       const ts = row[tc] as number | null;
       if (ts === null || ts === undefined) continue;
       const sign = opSign(ops[i] as Op);
-      if (this.assigner !== null) this.assignAligned(row, ts, sign, wm, out);
-      else this.assignSession(row, ts, sign, wm);
+      if (this.assigner !== null) this.assignAligned(row, toWall(ts), sign, wm, out);
+      else this.assignSession(row, toWall(ts), sign, wm);
     }
     this.flush(out);
   }
@@ -67,7 +71,7 @@ export class WindowTableFunctionOperator implements Operator {
     for (const end of a.windowEndsOf(a.sliceEnd(ts))) {
       if (isWindowFired(end, wm)) continue;
       emitted = true;
-      out.push(op, withWindow(row, a.windowStart(end), end));
+      out.push(op, withWindow(row, a.windowStart(end), end, this.clock));
     }
     if (!emitted) this.ctx.metrics.lateRecordsDropped++;
   }
@@ -100,8 +104,8 @@ export class WindowTableFunctionOperator implements Operator {
   onWatermark(watermark: number): number {
     if (this.sessions !== null) {
       const out = new ChangeBatchBuilder();
-      this.sessions.fire(watermark, (_key, w, rows) => {
-        for (const r of rows) out.push(Op.INSERT, withWindow(r, w.start, w.end));
+      this.sessions.fire(this.clock.toWall(watermark), (_key, w, rows) => {
+        for (const r of rows) out.push(Op.INSERT, withWindow(r, w.start, w.end, this.clock));
       });
       this.flush(out);
     }
@@ -116,9 +120,9 @@ export class WindowTableFunctionOperator implements Operator {
   }
 }
 
-function withWindow(row: Row, start: number, end: number): Row {
+function withWindow(row: Row, start: number, end: number, clock: WindowClock): Row {
   const out = row.slice();
-  out.push(start, end, end - 1);
+  out.push(start, end, clock.toInstant(end) - 1);
   return out;
 }
 
