@@ -216,13 +216,24 @@ export interface IntervalJoinNode extends NodeBase {
 }
 
 /** Join of two window TVF outputs on window_start, window_end and keys; emits when the window fires. */
+/**
+ * Where a windowed input carries its window: the window_start and window_end columns, and whether
+ * they are wall-clock values of 'table.local-time-zone' (windows over a TIMESTAMP_LTZ time
+ * column), in which case the operator compares them with the watermark in that zone.
+ */
+export interface WindowColumns {
+  readonly start: number;
+  readonly end: number;
+  readonly timeZoneAligned?: boolean;
+}
+
 export interface WindowJoinNode extends NodeBase {
   readonly kind: "window-join";
   readonly joinType: JoinType;
   readonly leftKeys: readonly number[];
   readonly rightKeys: readonly number[];
-  readonly leftWindow: { readonly start: number; readonly end: number };
-  readonly rightWindow: { readonly start: number; readonly end: number };
+  readonly leftWindow: WindowColumns;
+  readonly rightWindow: WindowColumns;
   readonly condition: Expr | null;
 }
 
@@ -255,7 +266,7 @@ export interface DeduplicateNode extends NodeBase {
 
 export interface WindowRankNode extends NodeBase {
   readonly kind: "window-rank";
-  readonly window: { readonly start: number; readonly end: number };
+  readonly window: WindowColumns;
   readonly rankFunction: "ROW_NUMBER" | "RANK" | "DENSE_RANK";
   readonly partitionKeys: readonly number[];
   readonly orderBy: readonly SortKey[];
@@ -266,7 +277,7 @@ export interface WindowRankNode extends NodeBase {
 
 export interface WindowDeduplicateNode extends NodeBase {
   readonly kind: "window-deduplicate";
-  readonly window: { readonly start: number; readonly end: number };
+  readonly window: WindowColumns;
   readonly keys: readonly number[];
   readonly keepLast: boolean;
   readonly timeColumn: number;

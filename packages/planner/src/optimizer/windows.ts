@@ -5,6 +5,7 @@ import type {
   Field,
   PhysicalNode,
   WindowAggregateNode,
+  WindowColumns,
   WindowSpec,
   WindowTableFunctionNode,
 } from "../physical.js";
@@ -15,25 +16,22 @@ import { refs } from "./exprs.js";
 import { collectCalc, type Translator } from "./translate.js";
 
 /** The output columns of a node that hold window_start and window_end, if it has them. */
-export function windowColumns(
-  node: PhysicalNode,
-  nodes: readonly PhysicalNode[],
-): { start: number; end: number } | null {
+export function windowColumns(node: PhysicalNode, nodes: readonly PhysicalNode[]): WindowColumns | null {
   switch (node.kind) {
     case "window-table-function": {
       const w = node.schema.length - 3;
-      return { start: w, end: w + 1 };
+      return { start: w, end: w + 1, timeZoneAligned: node.schema[w + 2]!.type.kind === "TIMESTAMP_LTZ" };
     }
     case "window-aggregate": {
       const w = node.groupKeys.length + node.aggregates.length;
-      return { start: w, end: w + 1 };
+      return { start: w, end: w + 1, timeZoneAligned: node.schema[w + 2]!.type.kind === "TIMESTAMP_LTZ" };
     }
     case "calc": {
       const inner = windowColumns(nodes[node.inputs[0]!]!, nodes);
       if (!inner) return null;
       const start = node.projections.findIndex((e) => e.kind === "input" && e.index === inner.start);
       const end = node.projections.findIndex((e) => e.kind === "input" && e.index === inner.end);
-      return start >= 0 && end >= 0 ? { start, end } : null;
+      return start >= 0 && end >= 0 ? { start, end, timeZoneAligned: inner.timeZoneAligned ?? false } : null;
     }
     case "window-rank":
     case "window-deduplicate":

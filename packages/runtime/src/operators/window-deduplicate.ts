@@ -6,7 +6,7 @@ import { type KeyCodec, keyCodec } from "../state/keys.js";
 import { isWindowFired } from "../windows/slices.js";
 import { inputKeyTypes } from "./common.js";
 import { registerOperator } from "./registry.js";
-import { StoredWatermark } from "./time-support.js";
+import { StoredWatermark, type WindowClock, windowClock } from "./time-support.js";
 
 /**
  * Window deduplication (`ROW_NUMBER() OVER (PARTITION BY window_start, window_end, keys ORDER BY
@@ -19,6 +19,7 @@ export class WindowDeduplicateOperator implements Operator {
   private ctx!: OperatorContext;
   private kept!: TimeIndexedState<Row>;
   private watermark!: StoredWatermark;
+  private clock!: WindowClock;
   private codec!: KeyCodec;
 
   constructor(private readonly node: WindowDeduplicateNode) {}
@@ -27,6 +28,7 @@ export class WindowDeduplicateOperator implements Operator {
     this.ctx = ctx;
     this.kept = ctx.state.timeIndexed<Row>("windows");
     this.watermark = new StoredWatermark(ctx.state.value<number>("watermark"));
+    this.clock = windowClock(this.node.window.timeZoneAligned === true, ctx.evalContext.localTimeZone);
     const keys = this.node.keys;
     this.codec = keyCodec(keys, inputKeyTypes(keys, keys, this.node));
   }
@@ -34,7 +36,7 @@ export class WindowDeduplicateOperator implements Operator {
   processBatch(_input: number, batch: ChangeBatch): void {
     const { ops, rows, length } = batch;
     const { window, timeColumn, keepLast } = this.node;
-    const wm = this.watermark.get();
+    const wm = this.clock.toWall(this.watermark.get());
     this.ctx.metrics.recordsIn += length;
     for (let i = 0; i < length; i++) {
       if (ops[i] !== Op.INSERT) {
@@ -61,7 +63,7 @@ export class WindowDeduplicateOperator implements Operator {
 
   onWatermark(watermark: number): number {
     const out = new ChangeBatchBuilder();
-    this.kept.expireUpTo(watermark + 1, (_end, rows) => {
+    this.kept.expireUpTo(this.clock.toWall(watermark) + 1, (_end, rows) => {
       for (const row of rows.values()) out.push(Op.INSERT, row);
     });
     this.watermark.set(watermark);

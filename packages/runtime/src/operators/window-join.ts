@@ -6,7 +6,15 @@ import type { StateKey } from "../state/keys.js";
 import { isWindowFired } from "../windows/slices.js";
 import { rowsEqual } from "./common.js";
 import { registerOperator } from "./registry.js";
-import { compileResidual, concat, joinKey, padRow, StoredWatermark } from "./time-support.js";
+import {
+  compileResidual,
+  concat,
+  joinKey,
+  padRow,
+  StoredWatermark,
+  type WindowClock,
+  windowClock,
+} from "./time-support.js";
 
 type Buckets = ReadonlyMap<StateKey, Row[]>;
 const EMPTY: Buckets = new Map();
@@ -26,6 +34,7 @@ export class WindowJoinOperator implements Operator {
   private keyed!: [TimeIndexedState<Row[]>, TimeIndexedState<Row[]>];
   private unkeyed!: [TimeIndexedState<Row[]>, TimeIndexedState<Row[]>];
   private watermark!: StoredWatermark;
+  private clock!: WindowClock;
   private condition: ((row: Row) => boolean) | null = null;
   private readonly outer: [boolean, boolean];
   private readonly width: number;
@@ -42,6 +51,7 @@ export class WindowJoinOperator implements Operator {
     this.keyed = [s.timeIndexed<Row[]>("left"), s.timeIndexed<Row[]>("right")];
     this.unkeyed = [s.timeIndexed<Row[]>("left-null-keys"), s.timeIndexed<Row[]>("right-null-keys")];
     this.watermark = new StoredWatermark(s.value<number>("watermark"));
+    this.clock = windowClock(this.node.leftWindow.timeZoneAligned === true, ctx.evalContext.localTimeZone);
     this.condition = compileResidual(this.node.condition, ctx.evalContext);
   }
 
@@ -49,7 +59,7 @@ export class WindowJoinOperator implements Operator {
     const side = input === 0 ? 0 : 1;
     const endCol = side === 0 ? this.node.leftWindow.end : this.node.rightWindow.end;
     const keys = side === 0 ? this.node.leftKeys : this.node.rightKeys;
-    const wm = this.watermark.get();
+    const wm = this.clock.toWall(this.watermark.get());
     const { ops, rows, length } = batch;
     this.ctx.metrics.recordsIn += length;
     for (let i = 0; i < length; i++) {
@@ -77,7 +87,7 @@ export class WindowJoinOperator implements Operator {
 
   onWatermark(watermark: number): number {
     const out = new ChangeBatchBuilder();
-    const upTo = watermark + 1;
+    const upTo = this.clock.toWall(watermark) + 1;
     for (;;) {
       let end = Number.POSITIVE_INFINITY;
       for (const t of [...this.keyed, ...this.unkeyed]) {

@@ -6,7 +6,7 @@ import { type KeyCodec, keyCodec } from "../state/keys.js";
 import { isWindowFired } from "../windows/slices.js";
 import { inputKeyTypes, rowsEqual } from "./common.js";
 import { registerOperator } from "./registry.js";
-import { rowComparator, StoredWatermark } from "./time-support.js";
+import { rowComparator, StoredWatermark, type WindowClock, windowClock } from "./time-support.js";
 
 /**
  * Window Top-N over the output of a window TVF or window aggregate: per window (by window_end) and
@@ -23,6 +23,7 @@ export class WindowRankOperator implements Operator {
   private ctx!: OperatorContext;
   private buffers!: TimeIndexedState<Row[]>;
   private watermark!: StoredWatermark;
+  private clock!: WindowClock;
   private codec!: KeyCodec;
   private readonly compare: (a: Row, b: Row) => number;
 
@@ -37,13 +38,14 @@ export class WindowRankOperator implements Operator {
     this.ctx = ctx;
     this.buffers = ctx.state.timeIndexed<Row[]>("windows");
     this.watermark = new StoredWatermark(ctx.state.value<number>("watermark"));
+    this.clock = windowClock(this.node.window.timeZoneAligned === true, ctx.evalContext.localTimeZone);
     const keys = this.node.partitionKeys;
     this.codec = keyCodec(keys, inputKeyTypes(keys, keys, this.node));
   }
 
   processBatch(_input: number, batch: ChangeBatch): void {
     const { ops, rows, length } = batch;
-    const wm = this.watermark.get();
+    const wm = this.clock.toWall(this.watermark.get());
     const endCol = this.node.window.end;
     this.ctx.metrics.recordsIn += length;
     for (let i = 0; i < length; i++) {
@@ -113,7 +115,7 @@ export class WindowRankOperator implements Operator {
   onWatermark(watermark: number): number {
     const out = new ChangeBatchBuilder();
     const { rankStart, rankEnd, outputRank } = this.node;
-    this.buffers.expireUpTo(watermark + 1, (_end, partitions) => {
+    this.buffers.expireUpTo(this.clock.toWall(watermark) + 1, (_end, partitions) => {
       for (const list of partitions.values()) {
         const ranks = this.ranks(list);
         for (let i = 0; i < list.length; i++) {
