@@ -77,7 +77,7 @@ describe("sql/revenue_minute.sql", () => {
     expect(code).toBe(0);
     const input = readFileSync(join(ROOT, "sql/data/order_paid.jsonl"), "utf8").trim().split("\n");
     const expected = expectedRevenue(input);
-    const actual = new Map(
+    const actual = new Map<string, string>(
       rows.map((r) => {
         const o = JSON.parse(r) as Record<string, unknown>;
         return [`${o.window_start}|${o.store_id}|${o.currency}`, r] as const;
