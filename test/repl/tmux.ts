@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -50,7 +50,7 @@ export class TmuxShell {
     const env = { WEIR_HISTORY: this.historyFile, ...options.env };
     const assignments = Object.entries(env).map(([k, v]) => `${k}=${quote(v)}`);
     // The timeouts bound what a test run that died before its cleanup can leave behind.
-    const command = `env ${assignments.join(" ")} timeout 300 ${quote(WEIR)} ${(options.args ?? []).map(quote).join(" ")}; echo "[weir exited $?]"; sleep 120`;
+    const command = `env ${assignments.join(" ")} timeout --foreground 300 ${quote(WEIR)} ${(options.args ?? []).map(quote).join(" ")}; echo "[weir exited $?]"; sleep 120`;
     this.tmux(
       "new-session",
       "-d",
@@ -148,6 +148,9 @@ export class TmuxShell {
     } catch {
       // Already gone.
     }
+    // tmux can leave the socket file of a killed server behind.
+    const uid = process.getuid?.() ?? 0;
+    rmSync(join(process.env.TMUX_TMPDIR ?? "/tmp", `tmux-${uid}`, this.socket), { force: true });
   }
 }
 
