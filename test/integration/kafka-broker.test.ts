@@ -222,7 +222,13 @@ describe("the Kafka broker the integration tests run against", () => {
       await producer.disconnect();
     }
 
-    const offsets = await admin.fetchTopicOffsets(topic);
+    // The coordinator writes the commit/abort markers after the client's call returns: wait
+    // (bounded) for the last marker to land before checking the end offsets.
+    let offsets = await admin.fetchTopicOffsets(topic);
+    for (let i = 0; i < 100 && offsets.some((o) => o.high !== "8"); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      offsets = await admin.fetchTopicOffsets(topic);
+    }
     expect(offsets.map((o) => [o.partition, o.high]).sort()).toEqual([
       [0, "8"],
       [1, "8"],
