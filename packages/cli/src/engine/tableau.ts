@@ -92,7 +92,8 @@ export function typeWidth(t: DataType): number {
       return 8 + (t.precision > 0 ? t.precision + 1 : 0);
     case "TIMESTAMP":
     case "TIMESTAMP_LTZ":
-      return 19 + (t.precision > 0 ? Math.min(t.precision, 3) + 1 : 0);
+      // The formatter prints all `precision` fraction digits (zeros beyond milliseconds).
+      return 19 + (t.precision > 0 ? t.precision + 1 : 0);
     default:
       return 30;
   }
