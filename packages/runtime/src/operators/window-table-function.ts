@@ -2,7 +2,7 @@ import type { WindowTableFunctionNode } from "@weir/planner";
 import { type ChangeBatch, ChangeBatchBuilder, Op, opSign, type Row } from "../changelog.js";
 import type { Operator, OperatorContext } from "../operator.js";
 import { type KeyCodec, keyCodec } from "../state/keys.js";
-import { isWindowFired, type SliceAssigner } from "../windows/slices.js";
+import type { SliceAssigner } from "../windows/slices.js";
 import { rowsEqual } from "./common.js";
 import { registerOperator } from "./registry.js";
 import { SessionStore } from "./session-store.js";
@@ -13,9 +13,10 @@ import { sliceAssignerOf } from "./window-aggregate.js";
  * A window TVF that is not fused into an aggregate, join, rank or dedup: output = input columns
  * + window_start, window_end, window_time (= end − 1).
  *
- * - TUMBLE / HOP / CUMULATE: each row is emitted at once, once per window it belongs to that has
- *   not fired yet (Flink drops the windows already fired); a row with no such window is late —
- *   dropped and counted.
+ * - TUMBLE / HOP / CUMULATE: each row is emitted at once, once per window it belongs to, late or
+ *   not — as Flink's AlignedWindowTableFunctionOperator does. Lateness is judged downstream, by
+ *   the window join / rank / dedup with its own (merged) watermark: a left row behind the left
+ *   input's watermark is not late for a join whose right input is further behind.
  * - SESSION (Flink 1.19+): rows are buffered per partition key until their session closes (the
  *   watermark reaches its end − 1), then emitted with the session's bounds, by session end and
  *   then in arrival order; a row whose session has already fired is late.
@@ -58,22 +59,18 @@ export class WindowTableFunctionOperator implements Operator {
       const ts = row[tc] as number | null;
       if (ts === null || ts === undefined) continue;
       const sign = opSign(ops[i] as Op);
-      if (this.assigner !== null) this.assignAligned(row, toWall(ts), sign, wm, out);
+      if (this.assigner !== null) this.assignAligned(row, toWall(ts), sign, out);
       else this.assignSession(row, toWall(ts), sign, wm);
     }
     this.flush(out);
   }
 
-  private assignAligned(row: Row, ts: number, sign: 1 | -1, wm: number, out: ChangeBatchBuilder): void {
+  private assignAligned(row: Row, ts: number, sign: 1 | -1, out: ChangeBatchBuilder): void {
     const a = this.assigner!;
     const op = sign > 0 ? Op.INSERT : Op.DELETE;
-    let emitted = false;
     for (const end of a.windowEndsOf(a.sliceEnd(ts))) {
-      if (isWindowFired(end, wm)) continue;
-      emitted = true;
       out.push(op, withWindow(row, a.windowStart(end), end, this.clock));
     }
-    if (!emitted) this.ctx.metrics.lateRecordsDropped++;
   }
 
   private assignSession(row: Row, ts: number, sign: 1 | -1, wm: number): void {

@@ -1,0 +1,113 @@
+// Shared by the smoke and differential suites: plans a SQL script (CREATE TABLEs and one SELECT)
+// with the CLI's Engine and runs it as a `Job` driven poll by poll, with an optional checkpoint
+// (serialised through JSON) and a restore into a fresh job in the middle.
+import { Engine } from "@weir/cli";
+import { createConnectorRegistry, printChange } from "@weir/connectors";
+import { parse } from "@weir/parser";
+import type { Field, PhysicalDag, PlanTarget } from "@weir/planner";
+import { Job, type JobCheckpoint, type Op, type Row } from "@weir/runtime";
+
+export interface Change {
+  readonly op: Op;
+  readonly row: Row;
+}
+
+/** Plans a script whose statements are DDL/SET and exactly one bare SELECT (a collect sink). */
+export function planScript(source: string, file: string, cwd: string): PhysicalDag {
+  const errors: string[] = [];
+  const engine = new Engine({ cwd, out: { out: () => undefined, err: (l) => errors.push(l) } });
+  const parsed = parse(source);
+  if (parsed.diagnostics.length > 0) throw new Error(`${file}: ${JSON.stringify(parsed.diagnostics)}`);
+  const targets: PlanTarget[] = [];
+  for (const stmt of parsed.statements) {
+    const bound = engine.bindOne(stmt, source, file);
+    if (!bound) throw new Error(errors.join("\n"));
+    if (bound.kind === "query") targets.push({ kind: "collect", plan: bound.plan });
+    else if (bound.kind === "insert" || bound.kind === "statement-set")
+      throw new Error(`${file}: smoke scripts end in one bare SELECT (collected), not INSERT`);
+  }
+  if (targets.length !== 1) throw new Error(`${file}: expected exactly one SELECT, got ${targets.length}`);
+  const dag = engine.tryPlan(targets, source, file);
+  if (!dag) throw new Error(errors.join("\n"));
+  return dag;
+}
+
+export interface RunOptions {
+  readonly cwd: string;
+  /** Rows per source poll (small, so that a run has many polls). */
+  readonly pollBatchSize: number;
+  /** Take a checkpoint after this many polls, close the job and continue in a restored one. */
+  readonly checkpointAfterPolls?: number;
+  readonly settings?: Readonly<Record<string, string>>;
+}
+
+export interface RunResult {
+  readonly changes: Change[];
+  readonly schema: readonly Field[];
+  /** Changes emitted before the checkpoint (only with `checkpointAfterPolls`). */
+  readonly beforeCheckpoint: number;
+  readonly polls: number;
+  /** Late records dropped, summed over the operators. */
+  readonly lateDropped: number;
+}
+
+/**
+ * Processing time is a logical clock: 1 s per poll (it starts at 1 s and is carried over the
+ * restore), so PROCTIME, state TTL and idleness are deterministic and independent of the machine.
+ */
+const POLL_MS = 1000;
+
+/** Runs the planned script to the end; the JSON round trip of the checkpoint is part of the test. */
+export async function runDag(dag: PhysicalDag, o: RunOptions): Promise<RunResult> {
+  const changes: Change[] = [];
+  let schema: readonly Field[] = [];
+  let polls = 0;
+  const now = (): number => (polls + 1) * POLL_MS;
+  const connectors = createConnectorRegistry({ clock: now });
+  const start = (restoreFrom?: JobCheckpoint): Job =>
+    new Job(dag, {
+      connectors,
+      cwd: o.cwd,
+      now,
+      pollBatchSize: o.pollBatchSize,
+      ...(o.settings ? { settings: o.settings } : {}),
+      ...(restoreFrom ? { restoreFrom } : {}),
+      collect: (batch, s) => {
+        schema = s;
+        for (let i = 0; i < batch.length; i++) changes.push({ op: batch.ops[i] as Op, row: batch.rows[i]! });
+      },
+    });
+  let job = start();
+  await job.open();
+  let beforeCheckpoint = -1;
+  try {
+    while (!job.finished) {
+      const kind = await job.step();
+      if (kind === null) break;
+      polls++;
+      job.tick(true);
+      await job.flushSinks();
+      if (polls === o.checkpointAfterPolls) {
+        const cp = JSON.parse(JSON.stringify(await job.checkpoint())) as JobCheckpoint;
+        await job.commit(cp);
+        beforeCheckpoint = changes.length;
+        await job.close();
+        job = start(cp);
+        await job.open();
+      }
+    }
+    await job.flushSinks(true);
+  } finally {
+    await job.close();
+  }
+  if (o.checkpointAfterPolls !== undefined && beforeCheckpoint < 0)
+    throw new Error(`the job ended after ${polls} polls, before the checkpoint at ${o.checkpointAfterPolls}`);
+  let lateDropped = 0;
+  for (const m of Object.values(job.metrics().operators)) lateDropped += m.lateRecordsDropped;
+  return { changes, schema, beforeCheckpoint, polls, lateDropped };
+}
+
+/** One change in the print connector's form: `+I[2020-04-15 08:00, 11.00]`. */
+export function printed(c: Change, schema: readonly Field[]): string {
+  return printChange("", c.op, c.row, schema);
+}
