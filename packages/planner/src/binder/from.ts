@@ -151,6 +151,17 @@ export function resolveRelation(
     }
     case "view":
     case "materialized-view": {
+      if (object.kind === "materialized-view" && object.table !== undefined) {
+        // The view's job is planned: read its table (its current contents).
+        const node: LogicalScan = {
+          kind: "scan",
+          table: object.table,
+          hintOptions: {},
+          schema: object.table.schema,
+          ...spanOf(name.span),
+        };
+        return { node, table: object.table, qualifier: last };
+      }
       if (ctx.expanding.includes(object.name)) {
         fail("recursive-view", `view '${object.name}' refers to itself`, name.span);
       }

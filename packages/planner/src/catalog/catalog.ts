@@ -85,6 +85,12 @@ export interface CatalogMaterializedView {
   readonly options: Readonly<Record<string, string>>;
   readonly comment?: string;
   readonly span: SourceSpan;
+  /**
+   * The Postgres table that holds the view's contents, set once its job is planned
+   * (`materializedViewTable`). With it a query scans the table (the view's current contents);
+   * without it the view's query is expanded like a plain view's.
+   */
+  readonly table?: CatalogTable;
 }
 
 export type CatalogObject = CatalogTable | CatalogView | CatalogMaterializedView;

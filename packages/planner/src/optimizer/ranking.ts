@@ -83,13 +83,25 @@ export function rankOver(filter: LogicalFilter): LogicalOver | undefined {
   return inner;
 }
 
+/** The filter-output column holding the row number of a Top-N filter (see `rankOver`). */
+export function rankColumn(filter: LogicalFilter, over: LogicalOver): number {
+  const rnOver = over.input.schema.length;
+  if (filter.input.kind !== "project") return rnOver;
+  return filter.input.exprs.findIndex((e) => e.kind === "input" && e.index === rnOver);
+}
+
 /**
  * `WHERE rn <= N` over `ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) AS rn` becomes Top-N;
  * with N = 1 and an ORDER BY on a time attribute it becomes deduplication; when the partition
  * includes window_start and window_end of a windowed input it becomes window Top-N /
  * deduplication, which emits once per window.
  */
-export function matchRankPattern(t: Translator, filter: LogicalFilter): PhysicalNode | undefined {
+export function matchRankPattern(
+  t: Translator,
+  filter: LogicalFilter,
+  /** The row number is not read above the filter: Top-N need not emit rank changes. */
+  rankUnused = false,
+): PhysicalNode | undefined {
   const over = rankOver(filter);
   if (!over) return undefined;
   const proj = filter.input.kind === "project" ? [...filter.input.exprs] : null;
@@ -198,6 +210,32 @@ export function matchRankPattern(t: Translator, filter: LogicalFilter): Physical
       outputRank: true,
       ...spanField,
     });
+  } else if (rankUnused) {
+    // Flink's outputRankNumber = false: only rows entering or leaving the Top-N change the
+    // output. The row-number column stays in the layout as a placeholder that nothing reads.
+    const rank = t.b.add<RankNode>({
+      kind: "rank",
+      inputs: [input.id],
+      schema: input.schema,
+      changelogMode: RETRACT,
+      // A Top-1 keeps one row per partition; otherwise rows keep the input's identity.
+      streamKey: bounds.end === 1 && call.fn === "ROW_NUMBER" ? call.partitionKeys : input.streamKey,
+      watermarkColumn: null,
+      rankFunction: call.fn as RankNode["rankFunction"],
+      partitionKeys: call.partitionKeys,
+      orderBy: call.orderBy,
+      rankStart: bounds.start,
+      rankEnd: bounds.end,
+      outputRank: false,
+      ...spanField,
+    });
+    ranked = t.b.calc(
+      rank,
+      [...refs(rank.schema), E.literal(0, rnType)],
+      null,
+      over.schema.map((f) => f.name),
+      span,
+    );
   } else {
     ranked = t.b.add<RankNode>({
       kind: "rank",

@@ -1,5 +1,5 @@
 import { parseDuration } from "../catalog/durations.js";
-import { E, type Expr } from "../expr.js";
+import { E, type Expr, inputsOf } from "../expr.js";
 import type {
   LogicalAggregate,
   LogicalFilter,
@@ -27,7 +27,7 @@ import { type DagBuilder, INSERT_ONLY, isInsertOnly, RETRACT } from "./builder.j
 import { PlanError } from "./errors.js";
 import { and, refs, substitute } from "./exprs.js";
 import { translateJoin } from "./joins.js";
-import { matchRankPattern, rankOver, translateOver } from "./ranking.js";
+import { matchRankPattern, rankColumn, rankOver, translateOver } from "./ranking.js";
 import { matchWindowAggregate, translateGroupWindow, translateWindowTvf } from "./windows.js";
 
 /**
@@ -175,7 +175,7 @@ export class Translator {
       if (ranked) return ranked;
     }
     const chain = node.kind === "filter" ? collectFilterChain(node) : collectCalc(node);
-    const input = this.translate(chain.input);
+    const input = this.chainInput(chain);
     const projections = chain.projections ?? refs(chain.input.schema);
     return this.b.calc(
       input,
@@ -184,6 +184,27 @@ export class Translator {
       node.schema.map((f) => f.name),
       node.span,
     );
+  }
+
+  /**
+   * The physical input of a calc chain. A Top-N filter below a projection that never reads the
+   * row number plans as Top-N without rank output (fewer changes, as Flink does).
+   */
+  private chainInput(chain: CalcChain): PhysicalNode {
+    const below = chain.input;
+    if (below.kind === "filter") {
+      const over = rankOver(below);
+      if (over) {
+        const rn = rankColumn(below, over);
+        const reads = new Set<number>();
+        if (chain.projections === null) reads.add(rn);
+        else for (const p of chain.projections) inputsOf(p, reads);
+        if (chain.condition) inputsOf(chain.condition, reads);
+        const ranked = matchRankPattern(this, below, !reads.has(rn));
+        if (ranked) return ranked;
+      }
+    }
+    return this.translate(below);
   }
 
   private aggregate(node: LogicalAggregate): PhysicalNode {
