@@ -1,4 +1,5 @@
 import { parseCommandLine, UsageError } from "./args.js";
+import { benchCommand } from "./commands/bench.js";
 import { parseCommand } from "./commands/parse.js";
 import { explainCommand, runCommand } from "./commands/run.js";
 import type { Output } from "./output.js";
@@ -17,9 +18,17 @@ Commands:
       --dry-run             parse, plan and check sources without running
       --json                print the run summary as JSON on standard output
       --max-runtime 30s     stop an unbounded job after this long
+      --serve               keep serving the materialised views (embedded Postgres) after the
+                            job ends, until Ctrl-C
   explain FILE.sql          print the physical plan of the script's queries
       --changelog-mode      also print each operator's changelog mode
   parse FILE.sql [--json]   check a script's syntax; list its statements (or print the AST as JSON)
+  bench nexmark             run Nexmark queries into a blackhole sink after a warm-up; print events/s,
+                            events/s per CPU core (generator included) and peak memory
+      --query q0,q5 | all   which queries (default all); q0 also runs a plain-JavaScript ceiling
+      --events N            events per measured run (default 1000000; 500k, 10M accepted)
+      --warmup=N            events of the warm-up run (default N/10)
+      --json                print the results as JSON
   help                      show this text
 
 Exit codes: 0 success, 1 SQL or validation errors, 2 runtime failures.`;
@@ -35,6 +44,8 @@ export async function weir(argv: readonly string[], out: Output): Promise<number
         return await runCommand(cmd, out);
       case "explain":
         return await explainCommand(cmd, out);
+      case "bench":
+        return await benchCommand(cmd, out);
       case undefined:
         if (cmd.flags.has("help") || cmd.flags.has("h")) {
           out.out(USAGE);

@@ -6,7 +6,8 @@ import type { Output } from "../output.js";
 import { readSource } from "./parse.js";
 
 /**
- * `weir run FILE.sql [--set k=v]... [--dry-run] [--json] [--max-runtime 30s]`: executes a script.
+ * `weir run FILE.sql [--set k=v]... [--dry-run] [--json] [--max-runtime 30s] [--serve]`: executes a
+ * script; `--serve` keeps its materialised views served after the job ends, until Ctrl-C.
  * Exit codes: 0 success, 1 SQL or validation errors, 2 runtime failures.
  */
 export async function runCommand(cmd: CommandLine, out: Output): Promise<number> {
@@ -31,6 +32,7 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
       file,
       dryRun: cmd.flags.has("dry-run"),
       json: cmd.flags.has("json"),
+      serve: cmd.flags.has("serve"),
       signal: controller.signal,
       ...(maxRuntimeMs !== undefined ? { maxRuntimeMs } : {}),
     });

@@ -8,15 +8,19 @@ import {
   Catalog,
   describeRows,
   explainDag,
+  materializedViewTarget,
   optimize,
   type PhysicalDag,
   PlanError,
   type PlanTarget,
   Session,
+  type SourceSpan,
+  type TableTarget,
 } from "@weir/planner";
 import { type ConnectorRegistry, type JobOptions, type JobResult, runJob } from "@weir/runtime";
 import type { Output } from "../output.js";
 import { renderBox } from "./boxes.js";
+import { MaterializedViews, serveSetting } from "./materialized-views.js";
 import { formatSummary } from "./summary.js";
 import { TableauPrinter } from "./tableau.js";
 
@@ -38,6 +42,11 @@ export interface ScriptOptions {
   /** Stop an unbounded job after this long. */
   readonly maxRuntimeMs?: number;
   readonly signal?: AbortSignal;
+  /**
+   * After the job ends, keep serving the materialised views of the embedded Postgres until
+   * `signal` aborts (also the setting `'weir.mv.serve' = 'true'`).
+   */
+  readonly serve?: boolean;
 }
 
 /** Exit codes of DESIGN.md: 0 success, 1 SQL or validation errors, 2 runtime failures. */
@@ -58,17 +67,40 @@ export class Engine {
   readonly catalog = new Catalog();
   readonly session = new Session();
   private readonly connectors: ConnectorRegistry;
+  /** CREATE MATERIALIZED VIEW: targets, catalog entries, the embedded Postgres. */
+  readonly views: MaterializedViews;
 
   constructor(private readonly options: EngineOptions) {
     for (const [k, v] of options.settings ?? []) this.session.set(k, v);
     this.connectors = options.connectors ?? createConnectorRegistry();
+    this.views = new MaterializedViews(this.catalog, this.session, options.out);
+  }
+
+  /** Stops what outlives a statement (the embedded Postgres of the materialised views). */
+  close(): Promise<void> {
+    return this.views.stop();
   }
 
   private get out(): Output {
     return this.options.out;
   }
 
+  /**
+   * Runs a script. Its materialised views are served (embedded Postgres) while its job runs and,
+   * with `serve`, after it ends until `signal` aborts; then the server stops.
+   */
   async runScript(source: string, opts: ScriptOptions): Promise<number> {
+    try {
+      const code = await this.runStatements(source, opts);
+      if (code === EXIT_OK && !opts.dryRun && (opts.serve || serveSetting(this.session.all())))
+        await this.views.serve(opts.signal);
+      return code;
+    } finally {
+      await this.views.stop();
+    }
+  }
+
+  private async runStatements(source: string, opts: ScriptOptions): Promise<number> {
     const parsed = parse(source);
     if (parsed.diagnostics.length > 0) {
       this.report(parsed.diagnostics, source, opts.file);
@@ -123,6 +155,16 @@ export class Engine {
           for (const i of bound.inserts)
             targets.push({ kind: "table", table: i.sink, plan: i.plan, span: i.span });
         } else if (bound.kind === "query") targets.push({ kind: "collect", plan: bound.plan });
+        else if (bound.kind === "create-materialized-view") {
+          const target = this.planning(
+            () => materializedViewTarget(bound.view, bound.plan, this.session.all(), undefined),
+            source,
+            file,
+          );
+          // Later queries of the view read its table, as they would in `weir run`.
+          this.catalog.put({ ...bound.view, table: target.table }, false);
+          targets.push(target);
+        }
       }
       if (targets.length === 0) {
         this.out.err(`${file}: nothing to explain (no INSERT or SELECT)`);
@@ -180,11 +222,16 @@ export class Engine {
 
   /** Plans targets into one DAG, or prints the plan error as a diagnostic and fails. */
   plan(targets: readonly PlanTarget[], source: string, file: string): PhysicalDag {
+    return this.planning(() => optimize(targets, this.session.all()), source, file, targets[0]?.span);
+  }
+
+  /** Runs a planner step; a `PlanError` is printed as a diagnostic (at `span` without its own) and fails. */
+  private planning<T>(step: () => T, source: string, file: string, fallback?: SourceSpan): T {
     try {
-      return optimize(targets, this.session.all());
+      return step();
     } catch (e) {
       if (!(e instanceof PlanError)) throw e;
-      const span = e.span ?? targets[0]?.span ?? { offset: 0, end: 0, line: 1, column: 1 };
+      const span = e.span ?? fallback ?? { offset: 0, end: 0, line: 1, column: 1 };
       const d: Diagnostic = {
         code: e.code,
         message: e.message,
@@ -228,11 +275,29 @@ export class Engine {
         for (const i of bound.inserts)
           targets.push({ kind: "table", table: i.sink, plan: i.plan, span: i.span });
         return EXIT_OK;
-      case "create-materialized-view":
-        this.out.err(
-          `${opts.file}: error: CREATE MATERIALIZED VIEW '${bound.view.name}' is not supported by this version of weir run yet`,
-        );
-        return EXIT_INVALID;
+      case "create-materialized-view": {
+        // The view's job joins the script's INSERTs; its table is readable once that job runs.
+        let target: TableTarget;
+        try {
+          target = await this.views.prepare(bound, opts.dryRun ?? false);
+        } catch (e) {
+          if (e instanceof PlanError)
+            this.planning(
+              () => {
+                throw e;
+              },
+              source,
+              opts.file,
+            );
+          // Starting the embedded server or reaching the view's Postgres failed.
+          this.out.err(
+            `${opts.file}: error: materialized view '${bound.view.name}': ${e instanceof Error ? e.message : String(e)}`,
+          );
+          return EXIT_RUNTIME;
+        }
+        targets.push(target);
+        return EXIT_OK;
+      }
       case "show":
         for (const l of renderBox(
           [showHeader(bound.object)],
@@ -270,6 +335,11 @@ export class Engine {
         return EXIT_OK;
       }
       case "query": {
+        if (targets.length > 0 && !opts.dryRun && this.views.reads(bound.plan)) {
+          // A query of a materialised view reads its table: the job that fills it runs first.
+          const code = await this.execute(this.plan(targets.splice(0), source, opts.file), opts);
+          if (code !== EXIT_OK) return code;
+        }
         const dag = this.plan([{ kind: "collect", plan: bound.plan }], source, opts.file);
         if (opts.dryRun) return EXIT_OK;
         return await this.execute(dag, opts);
