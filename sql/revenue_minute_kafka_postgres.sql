@@ -4,7 +4,8 @@
 --   table `revenue_minute` on its primary key (window_start, store_id, currency), so that a
 --   replay after a restore converges to the same rows instead of duplicating them.
 --   Each row also says how far it can be trusted: `watermark_at` (the watermark the result was
---   computed at), `is_final` (whether the watermark has passed the window end), `version`
+--   computed at), `is_final` (whether the watermark has passed the window end: always, for a
+--   window TVF aggregation, which emits each window once when it closes), `version`
 --   (monotonic, so an old write cannot overwrite a newer one) and `updated_at`.
 -- Needs: a Kafka broker on localhost:9092 with the topic `order-paid` (JSON events like
 --   sql/data/order_paid.jsonl), and Postgres on 127.0.0.1:5432 (database postgres, user and
@@ -99,10 +100,13 @@ SELECT
   COUNT(*) AS source_event_count,
   -- epoch seconds of the write: a later write of the same key never carries a smaller version
   UNIX_TIMESTAMP() AS version,
-  -- a window TVF aggregation emits a window once, when the watermark passes its end, so every
-  -- row is final for this pipeline's 2-minute bound; later events belong to the correction layer
-  COALESCE(CURRENT_WATERMARK(window_time) >= window_time, FALSE) AS is_final,
-  COALESCE(CURRENT_WATERMARK(window_time), window_time) AS watermark_at,
+  -- A window TVF aggregation emits a window once, when the watermark reaches window_time
+  -- (window_end − 1 ms), so every row is final for this pipeline's 2-minute bound (events later
+  -- than that are dropped and counted; they belong to the correction layer), and window_time is
+  -- the watermark the row was computed at. (CURRENT_WATERMARK() here would be the watermark
+  -- before the one that fired the window: rows leave the aggregate before that watermark does.)
+  TRUE AS is_final,
+  window_time AS watermark_at,
   CURRENT_TIMESTAMP AS updated_at
 FROM TABLE(
   TUMBLE(TABLE order_paid_dedup, DESCRIPTOR(paid_time), INTERVAL '1' MINUTE))

@@ -151,13 +151,10 @@ describe("sql/revenue_minute_kafka_postgres.sql (real Kafka, real Postgres)", ()
       expect(v).toBeLessThanOrEqual(Math.ceil(now / 1000) + 1);
       expect(Number(updatedAt)).toBeGreaterThanOrEqual(started - 1000);
       expect(Number(updatedAt)).toBeLessThanOrEqual(now + 1000);
-      // As in Flink, a window's rows leave the aggregate before the watermark that fired it, so
-      // CURRENT_WATERMARK downstream is the one before (is_final false on this data). The
-      // script's definitions: watermark_at = CURRENT_WATERMARK(window_time), else
-      // window_time (= window_end − 1 ms); is_final = CURRENT_WATERMARK(window_time) >= window_time.
-      const windowTime = Number(windowEnd) - 1;
-      if (isFinal === "t") expect(Number(watermarkAt)).toBeGreaterThanOrEqual(windowTime);
-      else expect(Number(watermarkAt)).toBeLessThanOrEqual(windowTime);
+      // A window TVF aggregation emits each window once, when the watermark reaches
+      // window_time (= window_end − 1 ms): every row is final, computed at that watermark.
+      expect(isFinal).toBe("t");
+      expect(Number(watermarkAt)).toBe(Number(windowEnd) - 1);
     }
   });
 
