@@ -223,6 +223,63 @@ describe("joins", () => {
   });
 });
 
+describe("predicate push-down", () => {
+  /** The calc directly under input `side` of the (only) join, if any. */
+  function sideCalc(sql: string, kind: "join" | "interval-join", side: 0 | 1) {
+    const dag = planScript(sql);
+    const join = only(dag, kind);
+    const below = dag.nodes[join.inputs[side]!]!;
+    return { dag, join, below: below.kind === "calc" ? below : undefined };
+  }
+
+  it("moves a WHERE conjunct on one side of an inner join into that side", () => {
+    const { join, below } = sideCalc(
+      `${DDL} SELECT * FROM bid b JOIN person p ON b.bidder = p.id WHERE p.name = 'x' AND b.price > 1;`,
+      "join",
+      1,
+    );
+    expect(below?.condition).not.toBeNull();
+    expect(join.condition).toBeNull();
+  });
+
+  it("keeps a WHERE on the null-producing side of a LEFT JOIN above the join", () => {
+    const { dag, join } = sideCalc(
+      `${DDL} SELECT * FROM bid b LEFT JOIN person p ON b.bidder = p.id WHERE p.name IS NULL;`,
+      "join",
+      1,
+    );
+    const above = dag.nodes.find((n) => n.kind === "calc" && n.inputs[0] === join.id);
+    expect(above?.kind === "calc" && above.condition !== null).toBe(true);
+  });
+
+  it("moves an ON conjunct on the null-producing side of a LEFT JOIN into that side", () => {
+    const { join, below } = sideCalc(
+      `${DDL} SELECT * FROM bid b LEFT JOIN person p ON b.bidder = p.id AND p.name = 'x';`,
+      "join",
+      1,
+    );
+    expect(below?.condition).not.toBeNull();
+    expect(join.leftKeys).toEqual([1]);
+  });
+
+  it("turns time bounds in a WHERE into an interval join", () => {
+    const { join } = sideCalc(
+      `${DDL} SELECT b.auction FROM bid b, person p
+        WHERE b.bidder = p.id AND b.bidtime BETWEEN p.ptime AND p.ptime + INTERVAL '1' MINUTE;`,
+      "interval-join",
+      0,
+    );
+    expect([join.lowerBound, join.upperBound]).toEqual([0, 60_000]);
+  });
+
+  it("moves a HAVING on a group key below the aggregate", () => {
+    const dag = planScript(`${DDL} SELECT item, COUNT(*) FROM bid GROUP BY item HAVING item <> 'x';`);
+    const agg = only(dag, "group-aggregate");
+    const below = dag.nodes[agg.inputs[0]!]!;
+    expect(below.kind === "calc" && below.condition !== null).toBe(true);
+  });
+});
+
 describe("other operators", () => {
   it("fuses projections and filters into one calc", () => {
     const dag = planScript(`${DDL}

@@ -11,6 +11,7 @@ import {
 import { DagBuilder, isInsertOnly } from "./builder.js";
 import { PlanError } from "./errors.js";
 import { nodeLabel } from "./explain.js";
+import { pushDownPredicates } from "./pushdown.js";
 import { Translator } from "./translate.js";
 
 /** An INSERT INTO target: the bound query, whose output matches the table's writable columns. */
@@ -101,7 +102,7 @@ export function optimize(
   const t = new Translator(b);
   const sinks: number[] = [];
   for (const target of targets) {
-    const input = t.translate(target.plan);
+    const input = t.translate(pushDownPredicates(target.plan));
     const spanField = target.span ? { span: target.span } : {};
     if (target.kind === "collect") {
       const sink = b.add<SinkNode>({
