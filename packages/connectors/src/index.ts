@@ -12,6 +12,7 @@ export * from "./java-string.js";
 export * from "./kafka/index.js";
 export * from "./nexmark/index.js";
 export * from "./postgres/index.js";
+export * from "./reachability.js";
 export * from "./registry.js";
 export * from "./sinks/blackhole.js";
 export * from "./sinks/collect.js";

@@ -23,7 +23,14 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
     if (maxRuntimeMs === undefined)
       throw new UsageError(`--max-runtime expects a duration such as 30s or 5min, got '${max}'`);
   }
-  const engine = new Engine({ cwd: process.cwd(), out, settings: cmd.sets });
+  const engine = new Engine({
+    cwd: process.cwd(),
+    out,
+    settings: cmd.sets,
+    ...(process.stderr.isTTY && !cmd.flags.has("json")
+      ? { progress: (t: string) => process.stderr.write(t) }
+      : {}),
+  });
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once("SIGINT", onSigint);

@@ -1,6 +1,4 @@
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
-import { createConnectorRegistry } from "@weir/connectors";
+import { checkReachable, createConnectorRegistry } from "@weir/connectors";
 import { type Diagnostic, parse, renderDiagnostic, type Statement } from "@weir/parser";
 import {
   type BoundStatement,
@@ -21,7 +19,7 @@ import { type ConnectorRegistry, type JobOptions, type JobResult, runJob } from 
 import type { Output } from "../output.js";
 import { renderBox } from "./boxes.js";
 import { MaterializedViews, serveSetting } from "./materialized-views.js";
-import { formatSummary } from "./summary.js";
+import { formatSummary, ProgressLine } from "./summary.js";
 import { TableauPrinter } from "./tableau.js";
 
 export interface EngineOptions {
@@ -31,6 +29,8 @@ export interface EngineOptions {
   /** `--set key=value` overrides, applied before the script's own SET statements. */
   readonly settings?: readonly (readonly [string, string])[];
   readonly connectors?: ConnectorRegistry;
+  /** Where to draw the live progress line (a terminal's standard error); none when absent. */
+  readonly progress?: (text: string) => void;
 }
 
 export interface ScriptOptions {
@@ -116,7 +116,7 @@ export class Engine {
       if (targets.length === 0) return EXIT_OK;
       const dag = this.plan(targets, source, opts.file);
       if (opts.dryRun) {
-        const missing = this.checkSources(dag);
+        const missing = await this.checkSources(dag);
         if (missing.length > 0) {
           for (const m of missing) this.out.err(m);
           return EXIT_INVALID;
@@ -351,13 +351,13 @@ export class Engine {
     }
   }
 
-  /** Files named by filesystem sources that do not exist, as error lines. */
-  private checkSources(dag: PhysicalDag): string[] {
+  /** Problems reaching the job's sources and sinks (files, Kafka, Postgres), as error lines. */
+  private async checkSources(dag: PhysicalDag): Promise<string[]> {
     const problems: string[] = [];
     for (const n of dag.nodes) {
-      if (n.kind !== "source" || n.connector !== "filesystem") continue;
-      const path = resolve(this.options.cwd, n.options.path ?? "");
-      if (!existsSync(path)) problems.push(`error: table '${n.table}': 'path' ${path} does not exist`);
+      if (n.kind !== "source" && n.kind !== "sink") continue;
+      const problem = await checkReachable(n, this.options.cwd);
+      if (problem !== null) problems.push(`error: ${problem}`);
     }
     return problems;
   }
@@ -366,9 +366,11 @@ export class Engine {
   async execute(dag: PhysicalDag, opts: ScriptOptions): Promise<number> {
     const zone = this.session.localTimeZone;
     const printers = new Map<readonly unknown[], TableauPrinter>();
+    const progress = this.options.progress ? new ProgressLine(this.options.progress) : null;
     let result: JobResult;
     try {
       result = await runJob(dag, {
+        ...(progress ? { onProgress: (m) => progress.update(m) } : {}),
         connectors: this.connectors,
         cwd: this.options.cwd,
         collect: (batch, schema) => {
@@ -383,9 +385,11 @@ export class Engine {
         ...(opts.signal ? { signal: opts.signal } : {}),
       });
     } catch (e) {
+      progress?.clear();
       this.out.err(`${opts.file}: runtime error: ${e instanceof Error ? e.message : String(e)}`);
       return EXIT_RUNTIME;
     }
+    progress?.clear();
     const collects = dag.sinks.filter(
       (id) =>
         dag.nodes[id]!.kind === "sink" && (dag.nodes[id] as { connector: string }).connector === "collect",

@@ -39,3 +39,37 @@ export function formatSummary(metrics: JobMetrics): string[] {
 function humanCounter(name: string): string {
   return name.replace(/([A-Z])/g, " $1").toLowerCase();
 }
+
+/**
+ * The live progress line of `weir run` on a terminal: per source the records read and their
+ * rate, the current watermark, and the changes written, rewritten in place about once a second.
+ */
+export class ProgressLine {
+  private last: { at: number; read: Map<string, number>; written: number } | null = null;
+  private shown = false;
+
+  constructor(private readonly write: (text: string) => void) {}
+
+  update(metrics: JobMetrics): void {
+    const read = new Map(Object.entries(metrics.sources).map(([id, s]) => [id, s.recordsRead]));
+    const written = Object.values(metrics.sinks).reduce((n, s) => n + s.recordsWritten, 0);
+    const at = metrics.durationMs;
+    const dt = this.last ? (at - this.last.at) / 1000 : at / 1000;
+    const rate = (now: number, before: number) => (dt > 0 ? Math.round((now - before) / dt) : 0);
+    const parts = Object.entries(metrics.sources).map(([id, s]) => {
+      const r = rate(s.recordsRead, this.last?.read.get(id) ?? 0);
+      return `${s.table} ${s.recordsRead} in (${r}/s), watermark ${formatWatermark(s.watermark)}`;
+    });
+    const w = rate(written, this.last?.written ?? 0);
+    parts.push(`${written} out (${w}/s)`);
+    this.last = { at, read, written };
+    this.shown = true;
+    this.write(`\r\x1b[2K${(at / 1000).toFixed(0)} s | ${parts.join(" | ")}`);
+  }
+
+  /** Clears the line before the summary is printed. */
+  clear(): void {
+    if (this.shown) this.write("\r\x1b[2K");
+    this.shown = false;
+  }
+}

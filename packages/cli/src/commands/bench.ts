@@ -1,0 +1,114 @@
+import type { CommandLine } from "../args.js";
+import { UsageError } from "../args.js";
+import {
+  type BenchResult,
+  benchCeiling,
+  benchQuery,
+  defaultBenchRoot,
+  NEXMARK_QUERIES,
+} from "../bench/nexmark.js";
+import type { Output } from "../output.js";
+
+const DEFAULT_EVENTS = 1_000_000;
+
+/**
+ * `weir bench nexmark [--query q0,q5 | all] [--events N] [--warmup N] [--json]`: runs each query
+ * of `sql/nexmark/` into a blackhole sink after a warm-up and reports events/s, events/s per
+ * core (process CPU time, generator included) and peak memory; q0 also runs its plain-JavaScript
+ * ceiling. Exit code 0, or 1 for bad arguments, 2 when a query fails.
+ */
+export async function benchCommand(cmd: CommandLine, out: Output): Promise<number> {
+  const suite = cmd.positionals[0];
+  if (suite !== "nexmark") {
+    throw new UsageError(
+      "weir bench needs a suite: weir bench nexmark [--query q0,q5 | all] [--events N] [--json]",
+    );
+  }
+  const queries = parseQueries(cmd.flags.get("query"));
+  const events = parseCount(cmd.flags.get("events"), "--events") ?? DEFAULT_EVENTS;
+  const warmupEvents = parseCount(cmd.flags.get("warmup"), "--warmup") ?? Math.ceil(events / 10);
+  const json = cmd.flags.has("json");
+  const options = { events, warmupEvents, root: defaultBenchRoot(process.cwd()) };
+  const results: BenchResult[] = [];
+  if (!json) out.out(header());
+  for (const q of queries) {
+    let r: BenchResult;
+    try {
+      r = await benchQuery(q, options, out);
+    } catch (e) {
+      out.err(`weir bench: ${q} failed: ${e instanceof Error ? e.message : String(e)}`);
+      return 2;
+    }
+    results.push(r);
+    if (!json) out.out(line(r));
+    if (q === "q0") {
+      const c = await benchCeiling(options);
+      results.push(c);
+      if (!json) out.out(line(c));
+    }
+  }
+  if (json) {
+    out.out(
+      JSON.stringify({ node: process.version, events, warmupEvents, results }, (_k, v) =>
+        typeof v === "number" && !Number.isInteger(v) ? Math.round(v * 1000) / 1000 : v,
+      ),
+    );
+  }
+  return 0;
+}
+
+function parseQueries(flag: string | true | undefined): string[] {
+  if (flag === undefined || flag === "all") return [...NEXMARK_QUERIES];
+  if (flag === true) throw new UsageError("--query needs a list, e.g. --query q0,q5 (or all)");
+  const qs = flag.split(",").map((q) => q.trim().toLowerCase());
+  for (const q of qs) {
+    if (!NEXMARK_QUERIES.includes(q)) {
+      throw new UsageError(
+        `unknown Nexmark query '${q}' (known: ${NEXMARK_QUERIES.join(", ")}; q6 is unsupported)`,
+      );
+    }
+  }
+  return qs;
+}
+
+function parseCount(flag: string | true | undefined, name: string): number | undefined {
+  if (flag === undefined) return undefined;
+  const text = flag === true ? "" : flag.replace(/_/g, "");
+  const m = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(text);
+  if (!m) throw new UsageError(`${name} expects a count such as 1000000, 500k or 10M`);
+  const n = Math.round(Number(m[1]) * (m[2] === "" ? 1 : /k/i.test(m[2]!) ? 1e3 : 1e6));
+  if (name === "--events" && n < 1) throw new UsageError("--events must be at least 1");
+  return n;
+}
+
+const COLUMNS = [
+  "query",
+  "events",
+  "wall s",
+  "cpu s",
+  "events/s",
+  "events/s/core",
+  "target/core",
+  "peak RSS",
+  "outputs",
+];
+const WIDTHS = [6, 11, 8, 8, 12, 14, 12, 9, 11];
+
+function header(): string {
+  return COLUMNS.map((c, i) => (i === 0 ? c.padEnd(WIDTHS[i]!) : c.padStart(WIDTHS[i]!))).join(" ");
+}
+
+function line(r: BenchResult): string {
+  const cells = [
+    r.query,
+    r.events.toLocaleString("en-US"),
+    r.wallSeconds.toFixed(2),
+    r.cpuSeconds.toFixed(2),
+    Math.round(r.eventsPerSecond).toLocaleString("en-US"),
+    Math.round(r.eventsPerSecondPerCore).toLocaleString("en-US"),
+    r.targetPerCore === null ? "-" : r.targetPerCore.toLocaleString("en-US"),
+    `${Math.round(r.peakRssBytes / 2 ** 20)} MiB`,
+    r.outputs.toLocaleString("en-US"),
+  ];
+  return cells.map((c, i) => (i === 0 ? c.padEnd(WIDTHS[i]!) : c.padStart(WIDTHS[i]!))).join(" ");
+}
