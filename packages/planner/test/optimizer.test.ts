@@ -225,7 +225,7 @@ describe("joins", () => {
 
 describe("predicate push-down", () => {
   /** The calc directly under input `side` of the (only) join, if any. */
-  function sideCalc(sql: string, kind: "join" | "interval-join", side: 0 | 1) {
+  function sideCalc<K extends "join" | "interval-join">(sql: string, kind: K, side: 0 | 1) {
     const dag = planScript(sql);
     const join = only(dag, kind);
     const below = dag.nodes[join.inputs[side]!]!;
