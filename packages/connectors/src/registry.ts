@@ -1,6 +1,8 @@
 import type { SinkNode, SourceNode } from "@weir/planner";
 import { ConnectorError, type ConnectorRegistry, type SinkWriter, type SourceReader } from "@weir/runtime";
 import { DatagenSource } from "./datagen/source.js";
+import { ArrowFileSink } from "./filesystem/arrow-sink.js";
+import { ArrowFileSource } from "./filesystem/arrow-source.js";
 import { FilesystemSink } from "./filesystem/sink.js";
 import { FilesystemSource } from "./filesystem/source.js";
 import { connectKafkajs, type KafkaConnect } from "./kafka/client.js";
@@ -43,7 +45,7 @@ export function createConnectorRegistry(options: ConnectorRegistryOptions = {}):
     source(node: SourceNode): SourceReader {
       switch (node.connector) {
         case "filesystem":
-          return new FilesystemSource();
+          return node.options.format === "arrow" ? new ArrowFileSource() : new FilesystemSource();
         case "datagen":
           return new DatagenSource(clock);
         case "nexmark":
@@ -64,7 +66,7 @@ export function createConnectorRegistry(options: ConnectorRegistryOptions = {}):
     sink(node: SinkNode): SinkWriter {
       switch (node.connector) {
         case "filesystem":
-          return new FilesystemSink();
+          return node.options.format === "arrow" ? new ArrowFileSink() : new FilesystemSink();
         case "print":
           return new PrintSink(outputs);
         case "blackhole":

@@ -227,8 +227,8 @@ describe("predicate push-down", () => {
   /** The calc directly under input `side` of the (only) join, if any. */
   function sideCalc<K extends "join" | "interval-join">(sql: string, kind: K, side: 0 | 1) {
     const dag = planScript(sql);
-    const join = only(dag, kind) as Extract<PhysicalNode, { kind: K }> & PhysicalNode;
-    const below = dag.nodes[join.inputs[side]!]!;
+    const join = only(dag, kind);
+    const below = dag.nodes[(join as PhysicalNode).inputs[side]!]!;
     return { dag, join, below: below.kind === "calc" ? below : undefined };
   }
 

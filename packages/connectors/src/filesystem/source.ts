@@ -1,5 +1,3 @@
-import { readdir, stat } from "node:fs/promises";
-import { basename, isAbsolute, join, resolve } from "node:path";
 import type { DataType, Field } from "@weir/planner";
 import {
   ChangeBatchBuilder,
@@ -14,6 +12,7 @@ import {
 import { FormatError } from "../formats/errors.js";
 import { FormatOptions, type RecordDecoder } from "../formats/format.js";
 import { formatFactory } from "../formats/registry.js";
+import { fileMetadata, type InputFile, listInputFiles } from "./files.js";
 import { LineReader } from "./line-reader.js";
 
 /** Per-file progress: the byte offset after the last returned line, and that line's number. */
@@ -23,22 +22,9 @@ interface FilePosition {
   readonly done: boolean;
 }
 
-interface FileSplit {
-  /** The path as shown to the user (the `'path'` option joined with the file name): the split id. */
-  readonly split: string;
-  readonly absolute: string;
-  readonly size: number;
-  readonly mtimeMs: number;
+interface FileSplit extends InputFile {
   pos: FilePosition;
 }
-
-/** Metadata keys of the filesystem source (Flink's), with how to compute each. */
-const METADATA: Record<string, (f: FileSplit) => unknown> = {
-  "file.path": (f) => f.absolute,
-  "file.name": (f) => basename(f.absolute),
-  "file.size": (f) => f.size,
-  "file.modification-time": (f) => f.mtimeMs,
-};
 
 /**
  * The bounded `filesystem` source. `'path'` is a file or a directory (its regular, non-hidden
@@ -66,15 +52,8 @@ export class FilesystemSource implements SourceReader {
         this.layout.push(physical.length);
         physical.push({ name: c.name, type: node.schema[i].type as DataType });
       } else if (c.kind === "metadata") {
-        const get = METADATA[c.key];
-        if (!get) {
-          throw new ConnectorError(
-            `unknown metadata key '${c.key}' for the filesystem connector (known: ${Object.keys(METADATA).join(", ")})`,
-            "user",
-          );
-        }
         this.identity = false;
-        this.layout.push(get);
+        this.layout.push(fileMetadata(c.key));
       }
     });
     const format = formatFactory(node.options.format);
@@ -177,27 +156,6 @@ export class FilesystemSource implements SourceReader {
 }
 
 async function listFiles(path: string, cwd: string): Promise<FileSplit[]> {
-  const absolute = isAbsolute(path) ? path : resolve(cwd, path);
-  let st: Awaited<ReturnType<typeof stat>>;
-  try {
-    st = await stat(absolute);
-  } catch (e) {
-    throw new ConnectorError(`cannot read '${path}': ${(e as Error).message}`, "user");
-  }
   const start: FilePosition = { offset: 0, line: 0, done: false };
-  if (!st.isDirectory()) {
-    return [{ split: path, absolute, size: st.size, mtimeMs: st.mtimeMs, pos: start }];
-  }
-  const entries = await readdir(absolute, { withFileTypes: true });
-  const names = entries
-    .filter((e) => e.isFile() && !e.name.startsWith("."))
-    .map((e) => e.name)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const out: FileSplit[] = [];
-  for (const name of names) {
-    const abs = join(absolute, name);
-    const s = await stat(abs);
-    out.push({ split: join(path, name), absolute: abs, size: s.size, mtimeMs: s.mtimeMs, pos: start });
-  }
-  return out;
+  return (await listInputFiles(path, cwd)).map((f) => ({ ...f, pos: start }));
 }

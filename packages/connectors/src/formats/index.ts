@@ -1,3 +1,5 @@
+export * from "./arrow-read.js";
+export * from "./arrow-write.js";
 export * from "./changelog-json.js";
 export * from "./csv.js";
 export * from "./debezium-json.js";

@@ -1,0 +1,278 @@
+import { type DataType, formatType } from "@weir/planner";
+import * as A from "apache-arrow";
+import { FormatError } from "./errors.js";
+
+/**
+ * Reading Arrow columns as Weir values (planner `types.ts`). A reader is compiled once per
+ * column from the file's Arrow type and the table's Weir type; it then reads one value of an
+ * Arrow `Data` chunk by index, with the index convention of apache-arrow's own getters (fixed-
+ * width buffers are already offset to the chunk; list offsets index their child absolutely).
+ *
+ * Only conversions that lose nothing (apart from sub-millisecond digits of times, which Weir
+ * truncates everywhere, and BIGINT beyond ±2^53, which Weir carries as a number) are accepted;
+ * anything else is an `ArrowTypeMismatch` naming the column path and both types.
+ */
+export type ArrowValueReader = (data: A.Data, index: number) => unknown;
+
+/** The file's Arrow type cannot be read as the table's Weir type. */
+export class ArrowTypeMismatch extends Error {
+  constructor(
+    readonly column: string,
+    readonly arrowType: string,
+    readonly weirType: string,
+    detail = "",
+  ) {
+    super(`column '${column}': cannot read Arrow type ${arrowType} as ${weirType}${detail}`);
+    this.name = "ArrowTypeMismatch";
+  }
+}
+
+/**
+ * The reader of a column (or nested field: `path` is `col`, `col.field`, `col[]`, `col{key}`)
+ * whose Arrow type is `arrow` into Weir type `weir`. A null in a NOT NULL position throws a
+ * `FormatError` when read.
+ */
+export function compileArrowReader(arrow: A.DataType, weir: DataType, path: string): ArrowValueReader {
+  const read = compileNonNull(arrow, weir, path);
+  if (weir.nullable) return (data, i) => (data.getValid(i) ? read(data, i) : null);
+  return (data, i) => {
+    if (!data.getValid(i)) throw new FormatError(`column '${path}' is NOT NULL but holds a null`);
+    return read(data, i);
+  };
+}
+
+const utf8 = new TextDecoder("utf-8");
+const MS_PER_DAY = 86_400_000;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** Divisor from each Arrow time unit to milliseconds (SECOND multiplies instead). */
+const PER_MS = [0n, 1n, 1000n, 1000000n] as const;
+
+function floorDiv(v: bigint, d: bigint): bigint {
+  const q = v / d;
+  return v % d !== 0n && v < 0n ? q - 1n : q;
+}
+
+/** Epoch-ish bigint `v` in `unit` as a whole number of milliseconds (floored). */
+function bigToMs(v: bigint, unit: A.TimeUnit): number {
+  if (unit === A.TimeUnit.SECOND) return Number(v) * 1000;
+  if (unit === A.TimeUnit.MILLISECOND) return Number(v);
+  return Number(floorDiv(v, PER_MS[unit]));
+}
+
+function compileNonNull(arrow: A.DataType, weir: DataType, path: string): ArrowValueReader {
+  const mismatch = (detail = "") => new ArrowTypeMismatch(path, arrow.toString(), formatType(weir), detail);
+  if (A.DataType.isDictionary(arrow)) return dictionaryReader(arrow, weir, path);
+  switch (weir.kind) {
+    case "BOOLEAN":
+      if (!A.DataType.isBool(arrow)) throw mismatch();
+      return ({ offset, values }, i) => {
+        const bit = offset + i;
+        return ((values as Uint8Array)[bit >> 3] & (1 << (bit & 7))) !== 0;
+      };
+    case "TINYINT":
+    case "SMALLINT":
+    case "INT":
+    case "BIGINT": {
+      const width = { TINYINT: 8, SMALLINT: 16, INT: 32, BIGINT: 64 }[weir.kind];
+      if (!A.DataType.isInt(arrow)) throw mismatch();
+      const fits = arrow.isSigned ? arrow.bitWidth <= width : arrow.bitWidth < width;
+      if (!fits) throw mismatch(" (values may not fit)");
+      if (arrow.bitWidth === 64) {
+        return ({ values }, i) => {
+          const v = (values as BigInt64Array)[i];
+          if (v > MAX_SAFE || v < -MAX_SAFE) {
+            throw new FormatError(`column '${path}': ${v} is beyond ±(2^53 - 1), the range of Weir's BIGINT`);
+          }
+          return Number(v);
+        };
+      }
+      return ({ values }, i) => (values as Int32Array)[i];
+    }
+    case "FLOAT":
+    case "DOUBLE": {
+      if (!A.DataType.isFloat(arrow) || arrow.precision === A.Precision.HALF) throw mismatch();
+      if (weir.kind === "FLOAT" && arrow.precision !== A.Precision.SINGLE)
+        throw mismatch(" (values may not fit)");
+      return ({ values }, i) => (values as Float64Array)[i];
+    }
+    case "DECIMAL": {
+      if (!A.DataType.isDecimal(arrow)) throw mismatch();
+      const intDigits = arrow.precision - arrow.scale;
+      if (arrow.scale > weir.scale || intDigits > weir.precision - weir.scale)
+        throw mismatch(" (values may not fit)");
+      const factor = 10n ** BigInt(weir.scale - arrow.scale);
+      const words = arrow.bitWidth / 32;
+      const bits = arrow.bitWidth;
+      return ({ values }, i) => {
+        const w = values as Uint32Array;
+        let v = 0n;
+        for (let k = words - 1; k >= 0; k--) v = (v << 32n) | BigInt(w[i * words + k]);
+        return BigInt.asIntN(bits, v) * factor;
+      };
+    }
+    case "CHAR":
+    case "VARCHAR":
+      if (A.DataType.isUtf8(arrow) || A.DataType.isLargeUtf8(arrow)) {
+        return ({ values, valueOffsets }, i) =>
+          utf8.decode((values as Uint8Array).subarray(Number(valueOffsets[i]), Number(valueOffsets[i + 1])));
+      }
+      throw mismatch();
+    case "BINARY":
+    case "VARBINARY":
+      if (A.DataType.isBinary(arrow) || A.DataType.isLargeBinary(arrow)) {
+        return ({ values, valueOffsets }, i) =>
+          (values as Uint8Array).slice(Number(valueOffsets[i]), Number(valueOffsets[i + 1]));
+      }
+      if (A.DataType.isFixedSizeBinary(arrow)) {
+        const w = arrow.byteWidth;
+        return ({ values }, i) => (values as Uint8Array).slice(i * w, (i + 1) * w);
+      }
+      throw mismatch();
+    case "DATE":
+      if (!A.DataType.isDate(arrow)) throw mismatch();
+      if (arrow.unit === A.DateUnit.DAY) return ({ values }, i) => (values as Int32Array)[i];
+      return ({ values }, i) => Math.floor(Number((values as BigInt64Array)[i]) / MS_PER_DAY);
+    case "TIME": {
+      if (!A.DataType.isTime(arrow)) throw mismatch();
+      const unit = arrow.unit;
+      if (unit === A.TimeUnit.SECOND) return ({ values }, i) => (values as Int32Array)[i] * 1000;
+      if (unit === A.TimeUnit.MILLISECOND) return ({ values }, i) => (values as Int32Array)[i];
+      return ({ values }, i) => bigToMs(BigInt((values as BigInt64Array)[i]), unit);
+    }
+    case "TIMESTAMP":
+    case "TIMESTAMP_LTZ": {
+      if (!A.DataType.isTimestamp(arrow)) throw mismatch();
+      const zoned = arrow.timezone !== null && arrow.timezone !== undefined && arrow.timezone !== "";
+      if (weir.kind === "TIMESTAMP" && zoned) {
+        throw mismatch(" (a zoned timestamp is an instant: declare the column TIMESTAMP_LTZ)");
+      }
+      if (weir.kind === "TIMESTAMP_LTZ" && !zoned) {
+        throw mismatch(
+          " (a timestamp without a time zone is a wall-clock time: declare the column TIMESTAMP)",
+        );
+      }
+      const unit = arrow.unit;
+      return ({ values }, i) => bigToMs((values as BigInt64Array)[i], unit);
+    }
+    case "INTERVAL_DAY_TIME":
+      if (A.DataType.isDuration(arrow)) {
+        const unit = arrow.unit;
+        return ({ values }, i) => bigToMs((values as BigInt64Array)[i], unit);
+      }
+      if (A.DataType.isInterval(arrow) && arrow.unit === A.IntervalUnit.DAY_TIME) {
+        return ({ values }, i) => {
+          const v = values as Int32Array;
+          return v[2 * i] * MS_PER_DAY + v[2 * i + 1];
+        };
+      }
+      throw mismatch();
+    case "INTERVAL_YEAR_MONTH":
+      if (A.DataType.isInterval(arrow) && arrow.unit === A.IntervalUnit.YEAR_MONTH) {
+        return ({ values }, i) => (values as Int32Array)[i];
+      }
+      throw mismatch();
+    case "ARRAY":
+      return listReader(
+        arrow,
+        compileArrowReaderOfChild(arrow, weir.element, `${path}[]`, mismatch),
+        mismatch,
+      );
+    case "MULTISET":
+    case "MAP": {
+      if (!A.DataType.isMap(arrow)) throw mismatch();
+      const entries = arrow.children[0].type as A.Struct;
+      const [keyField, valueField] = entries.children;
+      const keyType = weir.kind === "MAP" ? weir.key : weir.element;
+      const valueType: DataType = weir.kind === "MAP" ? weir.value : { kind: "INT", nullable: false };
+      const readKey = compileArrowReader(keyField.type, keyType, `${path}{key}`);
+      const readValue = compileArrowReader(valueField.type, valueType, `${path}{value}`);
+      return ({ valueOffsets, children }, i) => {
+        const entriesData = children[0];
+        const keys = entriesData.children[0];
+        const vals = entriesData.children[1];
+        const out = new Map<unknown, unknown>();
+        const end = valueOffsets[i + 1] as number;
+        for (let k = valueOffsets[i] as number; k < end; k++) out.set(readKey(keys, k), readValue(vals, k));
+        return out;
+      };
+    }
+    case "ROW": {
+      if (!A.DataType.isStruct(arrow)) throw mismatch();
+      const byName = new Map(arrow.children.map((f, k) => [f.name, k]));
+      const readers = weir.fields.map((f) => {
+        const k = byName.get(f.name);
+        if (k === undefined) throw mismatch(` (it has no field '${f.name}')`);
+        return { child: k, read: compileArrowReader(arrow.children[k].type, f.type, `${path}.${f.name}`) };
+      });
+      return ({ children }, i) => {
+        const out = new Array<unknown>(readers.length);
+        for (let k = 0; k < readers.length; k++) out[k] = readers[k].read(children[readers[k].child], i);
+        return out;
+      };
+    }
+    case "NULL":
+      if (!A.DataType.isNull(arrow)) throw mismatch();
+      return () => null;
+    default: {
+      const _exhaustive: never = weir;
+      return _exhaustive;
+    }
+  }
+}
+
+function compileArrowReaderOfChild(
+  arrow: A.DataType,
+  element: DataType,
+  path: string,
+  mismatch: () => ArrowTypeMismatch,
+): ArrowValueReader {
+  if (!(A.DataType.isList(arrow) || A.DataType.isLargeList(arrow) || A.DataType.isFixedSizeList(arrow))) {
+    throw mismatch();
+  }
+  return compileArrowReader(arrow.children[0].type, element, path);
+}
+
+function listReader(
+  arrow: A.DataType,
+  readElement: ArrowValueReader,
+  mismatch: () => ArrowTypeMismatch,
+): ArrowValueReader {
+  if (A.DataType.isFixedSizeList(arrow)) {
+    const size = arrow.listSize;
+    return ({ children }, i) => {
+      const out = new Array<unknown>(size);
+      for (let k = 0; k < size; k++) out[k] = readElement(children[0], i * size + k);
+      return out;
+    };
+  }
+  if (!(A.DataType.isList(arrow) || A.DataType.isLargeList(arrow))) throw mismatch();
+  return ({ valueOffsets, children }, i) => {
+    const begin = Number(valueOffsets[i]);
+    const end = Number(valueOffsets[i + 1]);
+    const out = new Array<unknown>(end - begin);
+    for (let k = begin; k < end; k++) out[k - begin] = readElement(children[0], k);
+    return out;
+  };
+}
+
+/**
+ * A dictionary-encoded column (pandas categoricals, R factors): the dictionary is converted
+ * once per dictionary vector, then each value is a lookup by index.
+ */
+function dictionaryReader(arrow: A.Dictionary, weir: DataType, path: string): ArrowValueReader {
+  const readValue = compileArrowReader(arrow.dictionary, { ...weir, nullable: true } as DataType, path);
+  let cachedFor: A.Vector | undefined;
+  let decoded: unknown[] = [];
+  return (data, i) => {
+    const dict = data.dictionary as A.Vector;
+    if (dict !== cachedFor) {
+      decoded = [];
+      for (const chunk of dict.data) for (let k = 0; k < chunk.length; k++) decoded.push(readValue(chunk, k));
+      cachedFor = dict;
+    }
+    const value = decoded[Number((data.values as Int32Array)[i])];
+    if (value === null && !weir.nullable)
+      throw new FormatError(`column '${path}' is NOT NULL but holds a null`);
+    return value;
+  };
+}

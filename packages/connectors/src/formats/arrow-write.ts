@@ -1,0 +1,201 @@
+import type { DataType, Field } from "@weir/planner";
+import { ConnectorError, type Row } from "@weir/runtime";
+import * as A from "apache-arrow";
+
+/**
+ * Weir rows → Arrow record batches. The Arrow schema follows the table schema column by column
+ * (names, order, nullability); each Weir type has one Arrow type (`toArrowType`), chosen so that
+ * reading the file back gives the same values exactly.
+ */
+
+/** The Arrow type that carries a Weir type. */
+export function toArrowType(t: DataType): A.DataType {
+  switch (t.kind) {
+    case "BOOLEAN":
+      return new A.Bool();
+    case "TINYINT":
+      return new A.Int8();
+    case "SMALLINT":
+      return new A.Int16();
+    case "INT":
+      return new A.Int32();
+    case "BIGINT":
+      return new A.Int64();
+    case "FLOAT":
+      return new A.Float32();
+    case "DOUBLE":
+      return new A.Float64();
+    case "DECIMAL":
+      return new A.Decimal(t.scale, t.precision, 128);
+    case "CHAR":
+    case "VARCHAR":
+      return new A.Utf8();
+    case "BINARY":
+    case "VARBINARY":
+      return new A.Binary();
+    case "DATE":
+      return new A.DateDay();
+    case "TIME":
+      return new A.TimeMillisecond();
+    case "TIMESTAMP":
+      return new A.TimestampMillisecond();
+    case "TIMESTAMP_LTZ":
+      return new A.TimestampMillisecond("UTC");
+    case "INTERVAL_DAY_TIME":
+      return new A.Duration(A.TimeUnit.MILLISECOND);
+    case "INTERVAL_YEAR_MONTH":
+      return new A.IntervalYearMonth();
+    case "ARRAY":
+      return new A.List(new A.Field("item", toArrowType(t.element), t.element.nullable));
+    case "MAP":
+    case "MULTISET": {
+      const value: DataType = t.kind === "MAP" ? t.value : { kind: "INT", nullable: false };
+      const key = t.kind === "MAP" ? t.key : t.element;
+      const entries = new A.Struct([
+        new A.Field("key", toArrowType(key), false),
+        new A.Field("value", toArrowType(value), value.nullable),
+      ]);
+      return new A.Map_(new A.Field("entries", entries, false));
+    }
+    case "ROW":
+      return new A.Struct(t.fields.map((f) => new A.Field(f.name, toArrowType(f.type), f.type.nullable)));
+    case "NULL":
+      return new A.Null();
+    default: {
+      const _exhaustive: never = t;
+      return _exhaustive;
+    }
+  }
+}
+
+export function toArrowSchema(fields: readonly Field[]): A.Schema {
+  return new A.Schema(fields.map((f) => new A.Field(f.name, toArrowType(f.type), f.type.nullable)));
+}
+
+/** Converts a non-null Weir value to what apache-arrow's builder for `toArrowType(t)` appends. */
+type ToArrow = ((v: unknown) => unknown) | null;
+
+const MS_PER_DAY = 86_400_000;
+const U32 = 0xffffffffn;
+
+/** DECIMAL's unscaled bigint as the four little-endian 32-bit words of a 128-bit two's complement. */
+export function decimalWords(unscaled: bigint): Uint32Array {
+  const u = BigInt.asUintN(128, unscaled);
+  return Uint32Array.of(
+    Number(u & U32),
+    Number((u >> 32n) & U32),
+    Number((u >> 64n) & U32),
+    Number(u >> 96n),
+  );
+}
+
+function converter(t: DataType): ToArrow {
+  switch (t.kind) {
+    case "BIGINT":
+      return (v) => BigInt(v as number);
+    case "DECIMAL":
+      return (v) => decimalWords(v as bigint);
+    case "DATE":
+      // the DateDay builder takes epoch milliseconds and divides by a day
+      return (v) => (v as number) * MS_PER_DAY;
+    case "INTERVAL_DAY_TIME":
+      return (v) => BigInt(v as number);
+    case "INTERVAL_YEAR_MONTH":
+      return (v) => Int32Array.of(Math.trunc((v as number) / 12), (v as number) % 12);
+    case "ARRAY": {
+      const el = converter(t.element);
+      if (el === null) return null;
+      return (v) => (v as unknown[]).map((x) => (x === null ? null : el(x)));
+    }
+    case "MAP":
+    case "MULTISET": {
+      const key = converter(t.kind === "MAP" ? t.key : t.element);
+      const value = t.kind === "MAP" ? converter(t.value) : null;
+      if (key === null && value === null) return null;
+      return (v) => {
+        const out = new Map<unknown, unknown>();
+        for (const [k, x] of v as Map<unknown, unknown>) {
+          out.set(k === null || key === null ? k : key(k), x === null || value === null ? x : value(x));
+        }
+        return out;
+      };
+    }
+    case "ROW": {
+      const fields = t.fields.map((f) => converter(f.type));
+      if (fields.every((c) => c === null)) return null;
+      return (v) =>
+        (v as unknown[]).map((x, k) => {
+          const c = fields[k];
+          return x === null || c === null ? x : c(x);
+        });
+    }
+    case "BOOLEAN":
+    case "TINYINT":
+    case "SMALLINT":
+    case "INT":
+    case "FLOAT":
+    case "DOUBLE":
+    case "CHAR":
+    case "VARCHAR":
+    case "BINARY":
+    case "VARBINARY":
+    case "TIME":
+    case "TIMESTAMP":
+    case "TIMESTAMP_LTZ":
+    case "NULL":
+      return null;
+    default: {
+      const _exhaustive: never = t;
+      return _exhaustive;
+    }
+  }
+}
+
+/** Accumulates rows of one schema and cuts them into record batches. */
+export class ArrowBatchEncoder {
+  readonly schema: A.Schema;
+  private builders: A.Builder[];
+  private readonly converters: ToArrow[];
+  private rows = 0;
+
+  constructor(private readonly fields: readonly Field[]) {
+    this.schema = toArrowSchema(fields);
+    this.converters = fields.map((f) => converter(f.type));
+    this.builders = this.newBuilders();
+  }
+
+  get length(): number {
+    return this.rows;
+  }
+
+  append(row: Row): void {
+    for (let c = 0; c < this.builders.length; c++) {
+      const v = row[c];
+      const conv = this.converters[c];
+      if (v === null || v === undefined) {
+        if (!this.fields[c].type.nullable) {
+          throw new ConnectorError(`column '${this.fields[c].name}' is NOT NULL but got a null`, "internal");
+        }
+        this.builders[c].append(null);
+      } else {
+        this.builders[c].append(conv === null ? v : conv(v));
+      }
+    }
+    this.rows++;
+  }
+
+  /** The rows appended since the last call as one record batch, or null when there are none. */
+  finish(): A.RecordBatch | null {
+    if (this.rows === 0) return null;
+    const children = this.builders.map((b) => b.finish().flush());
+    const length = this.rows;
+    this.builders = this.newBuilders();
+    this.rows = 0;
+    const data = A.makeData({ type: new A.Struct(this.schema.fields), length, nullCount: 0, children });
+    return new A.RecordBatch(this.schema, data);
+  }
+
+  private newBuilders(): A.Builder[] {
+    return this.schema.fields.map((f) => A.makeBuilder({ type: f.type, nullValues: [null, undefined] }));
+  }
+}
