@@ -100,3 +100,36 @@ describe("weir repl: INSERT jobs in the background", () => {
     await s.waitFor("Empty set");
   });
 });
+
+describe("weir repl: materialised views", () => {
+  it("keeps a view in the embedded Postgres in the background, and a SELECT reads it", async () => {
+    const s = TmuxShell.start();
+    shell = s;
+    await s.waitFor("weir> ");
+    for (const l of CREATE_ORDERS) s.type(l);
+    await s.waitFor("[INFO] Execute statement succeeded.");
+    s.type("SET 'sql-client.execution.result-mode' = 'tableau';");
+    await s.waitFor("[INFO] Execute statement succeeded.", 2);
+    s.type(
+      "CREATE MATERIALIZED VIEW per_customer AS SELECT customer, COUNT(*) AS n FROM orders GROUP BY customer;",
+    );
+    const started = await s.waitFor(
+      /Materialized view 'per_customer' is being maintained by job [0-9a-f]{32}/,
+      1,
+      30_000,
+    );
+    expect(started).toMatch(/psql -h 127\.0\.0\.1 -p \d+ -U postgres postgres/);
+    // The bounded job finishes; then the view's table holds the final result.
+    for (let attempt = 0; attempt < 40; attempt++) {
+      s.type("SHOW JOBS;");
+      const screen = await s.waitFor(/\d+ rows? in set/, attempt + 1);
+      if (screen.includes("FINISHED")) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    s.type("SELECT * FROM per_customer;");
+    const result = await s.waitFor(/Received a total of \d+ rows?/, 1, 30_000);
+    expect(result).toMatch(/\|\s+\+I\s+\|\s+alice\s+\|\s+2\s+\|/);
+    expect(result).toMatch(/\|\s+\+I\s+\|\s+bob\s+\|\s+2\s+\|/);
+    expect(result).toMatch(/\|\s+\+I\s+\|\s+carol\s+\|\s+1\s+\|/);
+  }, 90_000);
+});

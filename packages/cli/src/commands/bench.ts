@@ -15,7 +15,7 @@ const DEFAULT_EVENTS = 1_000_000;
  * `weir bench nexmark [--query q0,q5 | all] [--events N] [--warmup N] [--json]`: runs each query
  * of `sql/nexmark/` into a blackhole sink after a warm-up and reports events/s, events/s per
  * core (process CPU time, generator included) and peak memory; q0 also runs its plain-JavaScript
- * ceiling. Exit code 0, or 1 for bad arguments, 2 when a query fails.
+ * ceiling. Exit code 0; 1 for bad arguments; 2 when a query failed (the others still run).
  */
 export async function benchCommand(cmd: CommandLine, out: Output): Promise<number> {
   const suite = cmd.positionals[0];
@@ -30,6 +30,7 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
   const json = cmd.flags.has("json");
   const options = { events, warmupEvents, root: defaultBenchRoot(process.cwd()) };
   const results: BenchResult[] = [];
+  const failed: string[] = [];
   if (!json) out.out(header());
   for (const q of queries) {
     let r: BenchResult;
@@ -37,7 +38,8 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
       r = await benchQuery(q, options, out);
     } catch (e) {
       out.err(`weir bench: ${q} failed: ${e instanceof Error ? e.message : String(e)}`);
-      return 2;
+      failed.push(q);
+      continue;
     }
     results.push(r);
     if (!json) out.out(line(r));
@@ -49,12 +51,12 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
   }
   if (json) {
     out.out(
-      JSON.stringify({ node: process.version, events, warmupEvents, results }, (_k, v) =>
+      JSON.stringify({ node: process.version, events, warmupEvents, results, failed }, (_k, v) =>
         typeof v === "number" && !Number.isInteger(v) ? Math.round(v * 1000) / 1000 : v,
       ),
     );
   }
-  return 0;
+  return failed.length > 0 ? 2 : 0;
 }
 
 function parseQueries(flag: string | true | undefined): string[] {

@@ -6,6 +6,7 @@ import {
   explainDag,
   type PhysicalDag,
   type PlanTarget,
+  type TableTarget,
 } from "@weir/planner";
 import { renderBox } from "../engine/boxes.js";
 import type { Engine } from "../engine/engine.js";
@@ -98,10 +99,23 @@ export class StatementExecutor {
         if (bound.key !== undefined) say(SUCCEEDED);
         else for (const l of renderBox(["key", "value"], Object.entries(bound.settings))) say(l);
         return "ok";
-      case "create-materialized-view":
-        say(`[ERROR] Could not execute SQL statement. Reason:`);
-        say(`CREATE MATERIALIZED VIEW '${bound.view.name}' is not supported by the shell yet`);
-        return "failed";
+      case "create-materialized-view": {
+        // The view's job runs in the background like an INSERT; its table is served by the
+        // embedded Postgres (or lives in the view's 'url') for as long as the shell runs.
+        let target: TableTarget;
+        try {
+          target = await this.engine.views.prepare(bound, false);
+        } catch (e) {
+          say("[ERROR] Could not execute SQL statement. Reason:");
+          say(e instanceof Error ? e.message : String(e));
+          return "failed";
+        }
+        const dag = this.engine.tryPlan([target], source, file);
+        if (dag === undefined) return "invalid";
+        const job = this.jobs.submit(dag, `materialized-view_${bound.view.name}`);
+        say(`[INFO] Materialized view '${bound.view.name}' is being maintained by job ${job.id}.`);
+        return "ok";
+      }
       case "create-table-as":
       case "insert":
         return this.submit([bound.insert], source, file);
