@@ -5,7 +5,7 @@ import { and, isIdentity, substitute } from "./exprs.js";
 
 const NONDETERMINISTIC = new Set(["RAND", "RAND_INTEGER", "UUID"]);
 
-function hasNondeterministic(e: Expr): boolean {
+export function hasNondeterministic(e: Expr): boolean {
   switch (e.kind) {
     case "call":
       return NONDETERMINISTIC.has(e.fn) || e.args.some(hasNondeterministic);

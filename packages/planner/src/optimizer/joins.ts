@@ -1,10 +1,11 @@
-import type { Expr } from "../expr.js";
+import { E, type Expr } from "../expr.js";
 import type { LogicalJoin } from "../logical.js";
 import type { IntervalJoinNode, JoinNode, PhysicalNode, WindowJoinNode } from "../physical.js";
 import { isTimeAttribute } from "../types.js";
 import { INSERT_ONLY, isInsertOnly, RETRACT } from "./builder.js";
 import { PlanError } from "./errors.js";
 import { and, conjuncts } from "./exprs.js";
+import { type ComputedKey, computedKeys, widenSides } from "./join-keys.js";
 import type { Translator } from "./translate.js";
 import { windowColumns } from "./windows.js";
 
@@ -189,6 +190,10 @@ export function translateJoin(t: Translator, node: LogicalJoin): PhysicalNode {
     }
   }
 
+  if (node.joinType !== "semi" && node.joinType !== "anti") {
+    const computed = computedKeys(preds, lw);
+    if (computed.length > 0) return computedKeyJoin(t, node, left, right, pairs, computed, preds);
+  }
   const used = new Set(pairs.map((p) => p.pred));
   const bothInsert = isInsertOnly(left) && isInsertOnly(right);
   const insertOnly = (node.joinType === "inner" && bothInsert) || (node.joinType === "semi" && bothInsert);
@@ -218,4 +223,51 @@ export function translateJoin(t: Translator, node: LogicalJoin): PhysicalNode {
     condition: and(preds.filter((p) => !used.has(p))),
     ...spanField,
   });
+}
+
+/**
+ * A regular inner or outer join with computed equi-keys: each side projects its key expressions
+ * as extra columns, the join hashes on them, and a calc drops them again. Same result as testing
+ * the equalities in the residual condition, without comparing each row to every buffered row.
+ */
+function computedKeyJoin(
+  t: Translator,
+  node: LogicalJoin,
+  left: PhysicalNode,
+  right: PhysicalNode,
+  pairs: readonly EquiPair[],
+  computed: readonly ComputedKey[],
+  preds: readonly Expr[],
+): PhysicalNode {
+  const lw = left.schema.length;
+  const rw = right.schema.length;
+  const k = computed.length;
+  const wide = widenSides(t, left, right, computed);
+  const used = new Set<Expr>([...pairs.map((p) => p.pred), ...computed.map((c) => c.pred)]);
+  const residual = and(preds.filter((p) => !used.has(p)));
+  const bothInsert = isInsertOnly(wide.left) && isInsertOnly(wide.right);
+  let streamKey: number[] | null = null;
+  if (left.streamKey && right.streamKey)
+    streamKey = [...left.streamKey, ...right.streamKey.map((c) => c + lw + k)];
+  const join = t.b.add<JoinNode>({
+    kind: "join",
+    inputs: [wide.left.id, wide.right.id],
+    schema: [...wide.left.schema, ...wide.right.schema],
+    changelogMode: node.joinType === "inner" && bothInsert ? INSERT_ONLY : RETRACT,
+    streamKey,
+    watermarkColumn: null,
+    joinType: node.joinType,
+    leftKeys: [...pairs.map((p) => p.left), ...computed.map((_, i) => lw + i)],
+    rightKeys: [...pairs.map((p) => p.right), ...computed.map((_, i) => rw + i)],
+    condition: residual === null ? null : wide.remap(residual),
+    ...(node.span ? { span: node.span } : {}),
+  });
+  const keep = [...node.schema.keys()].map((i) => wide.remap(E.input(i, node.schema[i]!.type)));
+  return t.b.calc(
+    join,
+    keep,
+    null,
+    node.schema.map((f) => f.name),
+    node.span,
+  );
 }
