@@ -48,6 +48,27 @@ describe("sql/revenue_minute.sql", () => {
     expect(stderr).toContain("60 records read");
   });
 
+  it("reports each operator's records in and out once (cumulative counters, not doubled)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "weir-revenue-"));
+    symlinkSync(join(ROOT, "sql"), join(dir, "sql"));
+    const stdout: string[] = [];
+    const out: Output = { out: (l) => stdout.push(l), err: () => undefined };
+    const code = await new Engine({ cwd: dir, out }).runScript(
+      readFileSync(join(ROOT, "sql/revenue_minute.sql"), "utf8"),
+      { file: "sql/revenue_minute.sql", json: true },
+    );
+    expect(code).toBe(0);
+    const summary = JSON.parse(stdout.join("\n")) as {
+      metrics: { operators: Record<string, { kind: string; recordsIn: number; recordsOut: number }> };
+    };
+    const ops = Object.values(summary.metrics.operators);
+    const dedup = ops.find((o) => o.kind === "deduplicate")!;
+    const window = ops.find((o) => o.kind === "window-aggregate")!;
+    // 60 events, 5 of them producer-retry duplicates; the window emits one row per result.
+    expect([dedup.recordsIn, dedup.recordsOut]).toEqual([60, 55]);
+    expect([window.recordsIn, window.recordsOut]).toEqual([55, 30]);
+  });
+
   it("writes exactly the checked-in expected output", async () => {
     const { rows } = await runRevenue();
     const expected = readFileSync(join(ROOT, "sql/revenue_minute.expected.jsonl"), "utf8").trim().split("\n");

@@ -59,7 +59,6 @@ export class IntervalJoinOperator implements Operator {
     const side = input === 0 ? 0 : 1;
     const out = new ChangeBatchBuilder();
     const { ops, rows, length } = batch;
-    this.ctx.metrics.recordsIn += length;
     const wm = this.watermark.get();
     for (let i = 0; i < length; i++) {
       if (ops[i] !== Op.INSERT) {
@@ -142,7 +141,6 @@ export class IntervalJoinOperator implements Operator {
 
   private flush(out: ChangeBatchBuilder): void {
     if (out.length === 0) return;
-    this.ctx.metrics.recordsOut += out.length;
     this.ctx.emit(out.finish());
   }
 }

@@ -63,10 +63,8 @@ export class JoinOperator implements Operator {
     const side = input === 0 ? 0 : 1;
     const out = new ChangeBatchBuilder();
     const { ops, rows, length } = batch;
-    this.ctx.metrics.recordsIn += length;
     for (let i = 0; i < length; i++) this.processRow(side, opSign(ops[i] as Op), rows[i], out);
     if (out.length > 0) {
-      this.ctx.metrics.recordsOut += out.length;
       this.ctx.emit(out.finish());
     }
   }

@@ -47,7 +47,6 @@ export class OverAggregateOperator implements Operator {
     const { ops, rows, length } = batch;
     const tc = this.node.timeColumn;
     const wm = this.watermark.get();
-    this.ctx.metrics.recordsIn += length;
     for (let i = 0; i < length; i++) {
       if (ops[i] !== Op.INSERT) {
         throw new Error(
@@ -81,7 +80,6 @@ export class OverAggregateOperator implements Operator {
     });
     this.watermark.set(watermark);
     if (out.length > 0) {
-      this.ctx.metrics.recordsOut += out.length;
       this.ctx.emit(out.finish());
     }
     return watermark;

@@ -98,8 +98,6 @@ export class WindowAggregateOperator implements Operator {
     const tc = this.node.timeColumn;
     const toWall = this.clock.toWall;
     const wm = toWall(this.watermark.get());
-    const metrics = this.ctx.metrics;
-    metrics.recordsIn += length;
     for (let i = 0; i < length; i++) {
       const row = rows[i];
       const ts = row[tc];
@@ -146,7 +144,6 @@ export class WindowAggregateOperator implements Operator {
     }
     this.watermark.set(watermark);
     if (out.length > 0) {
-      this.ctx.metrics.recordsOut += out.length;
       this.ctx.emit(out.finish());
     }
     return watermark;

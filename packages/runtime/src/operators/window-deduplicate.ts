@@ -37,7 +37,6 @@ export class WindowDeduplicateOperator implements Operator {
     const { ops, rows, length } = batch;
     const { window, timeColumn, keepLast } = this.node;
     const wm = this.clock.toWall(this.watermark.get());
-    this.ctx.metrics.recordsIn += length;
     for (let i = 0; i < length; i++) {
       if (ops[i] !== Op.INSERT) {
         throw new Error(
@@ -68,7 +67,6 @@ export class WindowDeduplicateOperator implements Operator {
     });
     this.watermark.set(watermark);
     if (out.length > 0) {
-      this.ctx.metrics.recordsOut += out.length;
       this.ctx.emit(out.finish());
     }
     return watermark;

@@ -61,7 +61,6 @@ export class WindowJoinOperator implements Operator {
     const keys = side === 0 ? this.node.leftKeys : this.node.rightKeys;
     const wm = this.clock.toWall(this.watermark.get());
     const { ops, rows, length } = batch;
-    this.ctx.metrics.recordsIn += length;
     for (let i = 0; i < length; i++) {
       const row = rows[i];
       const end = row[endCol] as number | null;
@@ -107,7 +106,6 @@ export class WindowJoinOperator implements Operator {
     }
     this.watermark.set(watermark);
     if (out.length > 0) {
-      this.ctx.metrics.recordsOut += out.length;
       this.ctx.emit(out.finish());
     }
     return watermark;

@@ -47,7 +47,6 @@ export class WindowRankOperator implements Operator {
     const { ops, rows, length } = batch;
     const wm = this.clock.toWall(this.watermark.get());
     const endCol = this.node.window.end;
-    this.ctx.metrics.recordsIn += length;
     for (let i = 0; i < length; i++) {
       const row = rows[i];
       const end = row[endCol] as number | null;
@@ -127,7 +126,6 @@ export class WindowRankOperator implements Operator {
     });
     this.watermark.set(watermark);
     if (out.length > 0) {
-      this.ctx.metrics.recordsOut += out.length;
       this.ctx.emit(out.finish());
     }
     return watermark;

@@ -53,7 +53,6 @@ export class WindowTableFunctionOperator implements Operator {
     const toWall = this.clock.toWall;
     const wm = toWall(this.watermark.get());
     const out = new ChangeBatchBuilder();
-    this.ctx.metrics.recordsIn += length;
     for (let i = 0; i < length; i++) {
       const row = rows[i];
       const ts = row[tc] as number | null;
@@ -112,7 +111,6 @@ export class WindowTableFunctionOperator implements Operator {
 
   private flush(out: ChangeBatchBuilder): void {
     if (out.length === 0) return;
-    this.ctx.metrics.recordsOut += out.length;
     this.ctx.emit(out.finish());
   }
 }
