@@ -2,6 +2,7 @@
 // written as changelog-json, debezium-json and upsert-kafka topics and read back to the same
 // materialised result; an upsert-kafka sink with tombstones; per-partition watermarks with an idle
 // partition.
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { brokers, KafkaFixture, materialize, readLines, runSql, tempDir } from "./kafka-helpers.js";
@@ -174,5 +175,38 @@ describe("kafka connectors through SQL", () => {
     ]);
     // Without the timeout partition 1 holds the watermark at 00:00:02: no window fires.
     expect(results.none).toEqual([]);
+  });
+
+  it("writes writable metadata columns (timestamp, headers) as record metadata, not value fields", async () => {
+    const topic = await kafka.topic("with-metadata", 1);
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, "src.jsonl"),
+      '{"id":1,"at":"2024-05-01T09:00:00Z"}\n{"id":2,"at":"2024-05-01T09:00:05.250Z"}\n',
+    );
+    await run(`
+      CREATE TABLE src (id INT, at TIMESTAMP_LTZ(3)) WITH ('connector' = 'filesystem', 'path' = '${join(dir, "src.jsonl")}', 'format' = 'json', 'json.timestamp-format.standard' = 'ISO-8601');
+      CREATE TABLE out_topic (
+        id INT,
+        ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp',
+        hdrs MAP<STRING, BYTES> METADATA FROM 'headers'
+      ) WITH ('connector' = 'kafka', 'topic' = '${topic}', ${sinkProps()}, 'format' = 'json');
+      INSERT INTO out_topic SELECT id, at, MAP['source', CAST('weir' AS BYTES)] FROM src;
+    `);
+    const values = (await kafka.readAll(topic)).map((r) => r.value);
+    expect(values).toEqual(['{"id":1}', '{"id":2}']);
+    await run(`
+      CREATE TABLE in_topic (
+        id INT,
+        ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL,
+        hdrs MAP<STRING, BYTES> METADATA FROM 'headers' VIRTUAL
+      ) WITH ('connector' = 'kafka', 'topic' = '${topic}', ${bounded()}, 'format' = 'json');
+      CREATE TABLE back (id INT, ts TIMESTAMP_LTZ(3), src STRING) WITH ('connector' = 'filesystem', 'path' = '${join(dir, "back.jsonl")}', 'format' = 'json', 'json.timestamp-format.standard' = 'ISO-8601');
+      INSERT INTO back SELECT id, ts, CAST(hdrs['source'] AS STRING) FROM in_topic;
+    `);
+    expect(readLines(join(dir, "back.jsonl")).map((l) => JSON.parse(l))).toEqual([
+      { id: 1, ts: "2024-05-01T09:00:00.000Z", src: "weir" },
+      { id: 2, ts: "2024-05-01T09:00:05.250Z", src: "weir" },
+    ]);
   });
 });

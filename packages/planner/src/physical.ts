@@ -169,8 +169,17 @@ export interface AggregateCall {
 export interface WindowAggregateNode extends NodeBase {
   readonly kind: "window-aggregate";
   readonly window: WindowSpec;
-  /** The input's event-time column (a rowtime attribute). */
+  /** The input's time attribute column: event time (rowtime) or PROCTIME() (proctime). */
   readonly timeColumn: number;
+  /**
+   * How windows fire; absent means `rowtime`. `rowtime`: when the watermark reaches
+   * window_end − 1; rows of fired windows are late. `proctime`: a row belongs to the windows of
+   * its time column's value (its PROCTIME(), taken when it was read), but never to one that has
+   * already fired — it joins the earliest open one, so there are no late rows; windows fire when
+   * processing time reaches window_end − 1, and at the end of a bounded input (the +∞ watermark)
+   * every open window fires. Input watermarks are forwarded unchanged and fire nothing.
+   */
+  readonly timeKind?: "rowtime" | "proctime";
   readonly groupKeys: readonly number[];
   readonly aggregates: readonly AggregateCall[];
 }
@@ -322,4 +331,10 @@ export interface SinkNode extends NodeBase {
   readonly primaryKey: readonly number[] | null;
   /** What the input delivers, after the planner's checks. */
   readonly inputMode: ChangelogMode;
+  /**
+   * Columns of `tableSchema` that are writable metadata (`METADATA [FROM 'key']` without
+   * VIRTUAL): the connector writes them as record metadata (a Kafka record's timestamp or
+   * headers), never as fields of the value.
+   */
+  readonly metadataColumns?: readonly { readonly column: number; readonly key: string }[];
 }

@@ -124,6 +124,9 @@ export interface KafkaOutgoingMessage {
   key: Buffer | string | null;
   value: Buffer | string | null;
   partition?: number;
+  /** Record timestamp, epoch millis as a decimal string (CreateTime). */
+  timestamp?: string;
+  headers?: Record<string, Buffer>;
 }
 
 export interface KafkaProducer {

@@ -37,6 +37,10 @@ export class KafkaSinkWriter implements SinkWriter {
   private pending: KafkaOutgoingMessage[] = [];
   private table = "";
 
+  /** Index in the row of the writable `timestamp` / `headers` metadata columns, or -1. */
+  private timestampColumn = -1;
+  private headersColumn = -1;
+
   constructor(private readonly connect: KafkaConnect) {}
 
   async open(ctx: SinkWriterContext): Promise<void> {
@@ -49,10 +53,21 @@ export class KafkaSinkWriter implements SinkWriter {
       throw new ConnectorError(`table ${node.table}: a Kafka sink writes to exactly one 'topic'`, "user");
     }
     this.topic = topics[0];
-    const columns: KafkaColumn[] = node.tableSchema.map((f) => ({
+    const metadata = new Map((node.metadataColumns ?? []).map((m) => [m.column, m.key]));
+    for (const [column, key] of metadata) {
+      if (key !== "timestamp" && key !== "headers") {
+        throw new ConnectorError(
+          `table ${node.table}: metadata column '${node.tableSchema[column]?.name}' (key '${key}') is read-only; a Kafka sink writes only 'timestamp' and 'headers' (declare it VIRTUAL)`,
+          "user",
+        );
+      }
+    }
+    this.timestampColumn = [...metadata].find(([, k]) => k === "timestamp")?.[0] ?? -1;
+    this.headersColumn = [...metadata].find(([, k]) => k === "headers")?.[0] ?? -1;
+    const columns: KafkaColumn[] = node.tableSchema.map((f, i) => ({
       name: f.name,
       type: f.type,
-      kind: "physical",
+      kind: metadata.has(i) ? "metadata" : "physical",
     }));
     this.layout = kafkaLayout(
       node.table,
@@ -145,6 +160,20 @@ export class KafkaSinkWriter implements SinkWriter {
       }
       const key = this.key === null ? null : this.key.encode(Op.INSERT, row);
       const message: KafkaOutgoingMessage = { key, value };
+      if (this.timestampColumn >= 0) {
+        const ts = row[this.timestampColumn];
+        if (typeof ts === "number") message.timestamp = String(ts);
+      }
+      if (this.headersColumn >= 0) {
+        const headers = row[this.headersColumn];
+        if (headers instanceof Map) {
+          const out: Record<string, Buffer> = {};
+          for (const [k, v] of headers) {
+            if (typeof k === "string" && v instanceof Uint8Array) out[k] = Buffer.from(v);
+          }
+          message.headers = out;
+        }
+      }
       if (this.partitioner === "fixed") message.partition = 0;
       else if (this.partitioner === "round-robin") message.partition = this.roundRobin++ % this.partitions;
       this.pending.push(message);

@@ -144,6 +144,10 @@ export function optimize(
       }
     }
     const primaryKey = table.primaryKey ? table.primaryKey.map((c) => positions.indexOf(c)) : null;
+    const metadataColumns = positions.flatMap((c, i) => {
+      const col = table.columns[c]!;
+      return col.kind === "metadata" ? [{ column: i, key: col.metadataKey ?? col.name }] : [];
+    });
     const sink = b.add<SinkNode>({
       kind: "sink",
       inputs: [input.id],
@@ -157,6 +161,7 @@ export function optimize(
       tableSchema: fields,
       primaryKey: primaryKey?.every((p) => p >= 0) ? primaryKey : null,
       inputMode: input.changelogMode,
+      ...(metadataColumns.length > 0 ? { metadataColumns } : {}),
       ...spanField,
     });
     sinks.push(sink.id);
