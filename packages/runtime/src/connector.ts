@@ -37,6 +37,13 @@ export interface SourceReaderContext {
 export interface SourceReader {
   /** Splits known at open (new ones may appear later in poll results). */
   open(ctx: SourceReaderContext): Promise<void>;
+  /**
+   * Splits known at open that hold the source's watermark back until they deliver rows or go
+   * idle (`'scan.watermark.idle-timeout'`), as Kafka partitions do in Flink: an empty partition
+   * keeps windows from firing until idleness is detected. Readers that read their splits one
+   * after another (files) leave this out: a split counts from its first row.
+   */
+  splits?(): readonly string[];
   /** The next rows; never resolves with an empty `data` result. */
   poll(maxRows: number): Promise<PollResult>;
   /** The exact position after the last row returned by `poll` (next offset per split). */

@@ -249,6 +249,29 @@ describe("job", () => {
     await job.close();
   });
 
+  it("lets splits a reader announces at open hold the watermark back until they deliver", async () => {
+    class AnnouncingReader extends MemReader {
+      splits(): readonly string[] {
+        return ["p0", "p1", "p2"];
+      }
+    }
+    const lines: string[] = [];
+    const connectors: ConnectorRegistry = {
+      ...registry({ clicks: clicks() }, lines),
+      source: () => new AnnouncingReader(clicks()),
+    };
+    const job = new Job(dag, { connectors, cwd: "." });
+    await job.open();
+    const seen: (number | null)[] = [];
+    for (let i = 0; i < 4; i++) {
+      await job.step();
+      seen.push(job.metrics().sources[0].watermark);
+    }
+    // p1 and p2 have not delivered in the first poll: no watermark until all three have.
+    expect(seen).toEqual([null, null, 8_000, 9_000]);
+    await job.close();
+  });
+
   // Snapshot mid-stream after `cut` polls, restore into a fresh job: what the sink got before the
   // checkpoint plus what the restored job writes is exactly what an uninterrupted run writes.
   it.each([0, 1, 2, 5, 8, 13, 20])(

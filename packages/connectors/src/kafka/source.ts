@@ -204,6 +204,13 @@ export class KafkaSourceReader implements SourceReader {
     }
   }
 
+  /** Every assigned partition that still has records to read holds the watermark back. */
+  splits(): readonly string[] {
+    const out: string[] = [];
+    for (const p of this.parts.values()) if (p.end === null || p.next < p.end) out.push(p.split);
+    return out;
+  }
+
   position(): Json {
     const out: { [topic: string]: { [partition: string]: number } } = {};
     for (const p of this.parts.values()) {

@@ -120,6 +120,7 @@ export class Job {
     const { cwd, collect } = this.options;
     for (const s of this.graph.sources()) {
       await s.reader.open({ node: s.node, metrics: s.counters, settings: this.settings, cwd });
+      for (const split of s.reader.splits?.() ?? []) s.op.tracker.addSplit(split);
     }
     for (const s of this.graph.sinks()) {
       await s.writer.open({
