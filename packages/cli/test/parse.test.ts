@@ -72,3 +72,15 @@ describe("weir parse", () => {
     expect(bad.status).toBe(1);
   });
 });
+
+describe("weir run --dry-run", () => {
+  it("plans a SELECT and reports a missing source file without running", async () => {
+    const file = tempFile(
+      "dry.sql",
+      "CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', 'path' = '/nonexistent/x.jsonl', 'format' = 'json');\nSELECT a FROM t;\n",
+    );
+    const r = await runWeir(["run", file, "--dry-run"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("error: table 't': 'path' /nonexistent/x.jsonl does not exist");
+  });
+});

@@ -341,7 +341,13 @@ export class Engine {
           if (code !== EXIT_OK) return code;
         }
         const dag = this.plan([{ kind: "collect", plan: bound.plan }], source, opts.file);
-        if (opts.dryRun) return EXIT_OK;
+        if (opts.dryRun) {
+          const problems = await this.checkSources(dag);
+          for (const p of problems) this.out.err(p);
+          if (problems.length > 0) return EXIT_INVALID;
+          this.out.err(`${opts.file}: OK (SELECT planned)`);
+          return EXIT_OK;
+        }
         return await this.execute(dag, opts);
       }
       default: {
