@@ -1,3 +1,4 @@
+import { parseDuration } from "@weir/planner";
 import { ConnectorError } from "@weir/runtime";
 
 /**
@@ -131,31 +132,6 @@ function intOption(o: Readonly<Record<string, string>>, key: string, dflt: numbe
   return n;
 }
 
-const DURATION_UNITS: Readonly<Record<string, number>> = {
-  "": 1,
-  ms: 1,
-  milli: 1,
-  millis: 1,
-  millisecond: 1,
-  milliseconds: 1,
-  s: 1000,
-  sec: 1000,
-  secs: 1000,
-  second: 1000,
-  seconds: 1000,
-  m: 60_000,
-  min: 60_000,
-  mins: 60_000,
-  minute: 60_000,
-  minutes: 60_000,
-  h: 3_600_000,
-  hour: 3_600_000,
-  hours: 3_600_000,
-  d: 86_400_000,
-  day: 86_400_000,
-  days: 86_400_000,
-};
-
 function durationOption(
   o: Readonly<Record<string, string>>,
   key: string,
@@ -164,14 +140,13 @@ function durationOption(
 ): number {
   const text = o[key];
   if (text === undefined) return dflt;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(text);
-  const scale = m ? DURATION_UNITS[m[2].toLowerCase()] : undefined;
-  if (!m || scale === undefined) {
+  const ms = parseDuration(text);
+  if (ms === undefined) {
     throw new ConnectorError(
       `option '${key}' = '${text}' is not a duration (e.g. '1 s', '500 ms')`,
       "user",
       where,
     );
   }
-  return Math.round(Number(m[1]) * scale);
+  return ms;
 }

@@ -1,4 +1,4 @@
-import type { DataType, PhysicalNode } from "@weir/planner";
+import { type DataType, type PhysicalNode, parseDuration } from "@weir/planner";
 import { valuesEqual } from "../aggregates/compare.js";
 import type { Row } from "../changelog.js";
 import type { TtlConfig } from "../state/api.js";
@@ -7,39 +7,12 @@ import type { TtlConfig } from "../state/api.js";
  * Helpers shared by the operators: settings, row equality, key types.
  */
 
-const DURATION = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/;
-const UNITS: Record<string, number> = {
-  "": 1,
-  ms: 1,
-  milli: 1,
-  millis: 1,
-  millisecond: 1,
-  milliseconds: 1,
-  s: 1000,
-  sec: 1000,
-  secs: 1000,
-  second: 1000,
-  seconds: 1000,
-  m: 60_000,
-  min: 60_000,
-  mins: 60_000,
-  minute: 60_000,
-  minutes: 60_000,
-  h: 3_600_000,
-  hour: 3_600_000,
-  hours: 3_600_000,
-  d: 86_400_000,
-  day: 86_400_000,
-  days: 86_400_000,
-};
-
 /** Flink's duration text (`'10 s'`, `'1 h'`, `'100ms'`, a bare number of ms) in ms; throws on anything else. */
 export function parseDurationSetting(key: string, text: string): number {
-  const m = DURATION.exec(text);
-  const scale = m ? UNITS[m[2].toLowerCase()] : undefined;
-  if (!m || scale === undefined)
+  const ms = parseDuration(text);
+  if (ms === undefined)
     throw new Error(`setting '${key}' = '${text}' is not a duration (e.g. '10 s', '1 h')`);
-  return Math.round(Number(m[1]) * scale);
+  return ms;
 }
 
 /**
