@@ -28,6 +28,9 @@ Commands:
       --query q0,q5 | all   which queries (default all); q0 also runs a plain-JavaScript ceiling
       --events N            events per measured run (default 1000000; 500k, 10M accepted)
       --warmup=N            events of the warm-up run (default N/10)
+      --sample-memory[=N]   record heap (after a full GC) and RSS every N events of the measured
+                            run (default N = events/10); slows the run
+      --rate=N              events per second of event time (default: the query's, 10M)
       --json                print the results as JSON
   help                      show this text
 

@@ -87,6 +87,47 @@ describe("window aggregation", () => {
     expect(only(dag, "window-aggregate").window).toEqual({ kind: "tumble", size: 3_600_000, offset: 0 });
   });
 
+  it.each([
+    [
+      "TUMBLE TVF",
+      "SELECT window_start, user_id, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(proc), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, user_id;",
+      "tumble",
+    ],
+    [
+      "HOP TVF",
+      "SELECT window_end, COUNT(*) FROM TABLE(HOP(TABLE clicks, DESCRIPTOR(proc), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end;",
+      "hop",
+    ],
+    [
+      "CUMULATE TVF",
+      "SELECT window_end, COUNT(*) FROM TABLE(CUMULATE(TABLE clicks, DESCRIPTOR(proc), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end;",
+      "cumulate",
+    ],
+    [
+      "legacy GROUP BY TUMBLE",
+      "SELECT user_id, TUMBLE_START(proc, INTERVAL '10' SECOND), COUNT(*) FROM clicks GROUP BY TUMBLE(proc, INTERVAL '10' SECOND), user_id;",
+      "tumble",
+    ],
+  ])("a %s over PROCTIME() is a processing-time window aggregate", (_name, query, kind) => {
+    const agg = only(planScript(`${DDL}${query}`), "window-aggregate");
+    expect(agg.window.kind).toBe(kind);
+    expect(agg.timeKind).toBe("proctime");
+    expect(agg.watermarkColumn).toBeNull();
+  });
+
+  it("an event-time window aggregate says rowtime", () => {
+    const dag = planScript(`${DDL}
+      SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(bidtime), INTERVAL '1' MINUTE))
+      GROUP BY window_start, window_end;`);
+    expect(only(dag, "window-aggregate").timeKind).toBe("rowtime");
+  });
+
+  it("rejects a processing-time window TVF that is not aggregated", () => {
+    const e = planError(`${DDL}
+      SELECT * FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(proc), INTERVAL '10' SECOND));`);
+    expect(e.message).toContain("only supported under a window aggregation");
+  });
+
   it("rejects a window over a column without a watermark", () => {
     expect(() =>
       planScript(`${DDL}

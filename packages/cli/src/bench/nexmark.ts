@@ -6,6 +6,7 @@ import { parse } from "@weir/parser";
 import type { PhysicalDag, PhysicalNode, PlanTarget } from "@weir/planner";
 import { Engine } from "../engine/engine.js";
 import type { Output } from "../output.js";
+import { type MemorySample, MemorySampler } from "./memory.js";
 
 /** The queries of `sql/nexmark/` that Weir runs (q6 is unsupported, as in Flink). */
 export const NEXMARK_QUERIES: readonly string[] = [
@@ -80,6 +81,8 @@ export interface BenchResult {
   /** Changes the sink received. */
   readonly outputs: number;
   readonly targetPerCore: number | null;
+  /** With `sampleMemoryEvery`: heap (after a full GC) and RSS along the measured run. */
+  readonly memory?: readonly MemorySample[];
 }
 
 export interface BenchOptions {
@@ -88,6 +91,10 @@ export interface BenchOptions {
   readonly warmupEvents: number;
   /** Directory holding `sql/nexmark/` (relative paths in the queries resolve against it). */
   readonly root: string;
+  /** Sample heap and RSS every this many events of the measured run (absent: only peak RSS). */
+  readonly sampleMemoryEvery?: number;
+  /** Events per second of event time (the queries' own `'first-event.rate'` when absent). */
+  readonly rate?: number;
 }
 
 /** The checkout's root: the working directory if it has `sql/nexmark/`, else the one this module is built in. */
@@ -124,11 +131,16 @@ export function planNexmarkQuery(query: string, root: string, out: Output): Phys
   return dag;
 }
 
-/** The plan with `'events.num' = events` on its nexmark sources and blackhole sinks. */
-export function withEvents(dag: PhysicalDag, events: number): PhysicalDag {
+/**
+ * The plan with `'events.num' = events` on its nexmark sources and blackhole sinks; with `rate`,
+ * also `'first-event.rate'` and `'next-event.rate'` (events per second of event time).
+ */
+export function withEvents(dag: PhysicalDag, events: number, rate?: number): PhysicalDag {
   const nodes = dag.nodes.map((n): PhysicalNode => {
     if (n.kind === "source" && n.connector === "nexmark") {
-      return { ...n, options: { ...n.options, "events.num": String(events) } };
+      const rates: Record<string, string> =
+        rate === undefined ? {} : { "first-event.rate": String(rate), "next-event.rate": String(rate) };
+      return { ...n, options: { ...n.options, ...rates, "events.num": String(events) } };
     }
     if (n.kind === "sink") return { ...n, connector: "blackhole", options: { connector: "blackhole" } };
     return n;
@@ -140,14 +152,25 @@ export function withEvents(dag: PhysicalDag, events: number): PhysicalDag {
 export async function benchQuery(query: string, options: BenchOptions, out: Output): Promise<BenchResult> {
   const dag = planNexmarkQuery(query, options.root, out);
   const engine = new Engine({ cwd: options.root, out });
-  const run = async (events: number): Promise<number> => {
-    const result = await engine.runDag(withEvents(dag, events), { onProgress: sampleRss });
+  const run = async (events: number, sampler?: MemorySampler): Promise<number> => {
+    const result = await engine.runDag(withEvents(dag, events, options.rate), {
+      onProgress: (m) => {
+        sampleRss();
+        sampler?.onProgress(m);
+      },
+    });
     let outputs = 0;
     for (const s of Object.values(result.metrics.sinks)) outputs += s.recordsWritten;
     return outputs;
   };
   if (options.warmupEvents > 0) await run(options.warmupEvents);
-  return measure(query, options.events, () => run(options.events));
+  const every = options.sampleMemoryEvery;
+  if (every === undefined) return measure(query, options.events, () => run(options.events));
+  const sampler = new MemorySampler(every);
+  sampler.sample(0);
+  const r = await measure(query, options.events, () => run(options.events, sampler));
+  sampler.sample(options.events);
+  return { ...r, memory: sampler.samples };
 }
 
 /**

@@ -12,10 +12,12 @@ import type { Output } from "../output.js";
 const DEFAULT_EVENTS = 1_000_000;
 
 /**
- * `weir bench nexmark [--query q0,q5 | all] [--events N] [--warmup N] [--json]`: runs each query
- * of `sql/nexmark/` into a blackhole sink after a warm-up and reports events/s, events/s per
- * core (process CPU time, generator included) and peak memory; q0 also runs its plain-JavaScript
- * ceiling. Exit code 0; 1 for bad arguments; 2 when a query failed (the others still run).
+ * `weir bench nexmark [--query q0,q5 | all] [--events N] [--warmup N] [--sample-memory[=N]] [--json]`:
+ * runs each query of `sql/nexmark/` into a blackhole sink after a warm-up and reports events/s,
+ * events/s per core (process CPU time, generator included) and peak memory; q0 also runs its
+ * plain-JavaScript ceiling. `--sample-memory` also records heap (after a full GC) and RSS every
+ * N events of the measured run (default: a tenth of `--events`); `--rate=N` sets the generator's
+ * events per second of event time (default: the query's own, 10,000,000). Exit code 0; 1 for bad arguments; 2 when a query failed (the others still run).
  */
 export async function benchCommand(cmd: CommandLine, out: Output): Promise<number> {
   const suite = cmd.positionals[0];
@@ -28,7 +30,21 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
   const events = parseCount(cmd.flags.get("events"), "--events") ?? DEFAULT_EVENTS;
   const warmupEvents = parseCount(cmd.flags.get("warmup"), "--warmup") ?? Math.ceil(events / 10);
   const json = cmd.flags.has("json");
-  const options = { events, warmupEvents, root: defaultBenchRoot(process.cwd()) };
+  const rate = parseCount(cmd.flags.get("rate"), "--rate");
+  const sampleFlag = cmd.flags.get("sample-memory");
+  const sampleMemoryEvery =
+    sampleFlag === undefined
+      ? undefined
+      : sampleFlag === true
+        ? Math.max(1, Math.ceil(events / 10))
+        : parseCount(sampleFlag, "--sample-memory");
+  const options = {
+    events,
+    warmupEvents,
+    root: defaultBenchRoot(process.cwd()),
+    ...(sampleMemoryEvery !== undefined ? { sampleMemoryEvery } : {}),
+    ...(rate !== undefined ? { rate } : {}),
+  };
   const results: BenchResult[] = [];
   const failed: string[] = [];
   if (!json) out.out(header());
@@ -42,7 +58,10 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
       continue;
     }
     results.push(r);
-    if (!json) out.out(line(r));
+    if (!json) {
+      out.out(line(r));
+      if (r.memory) for (const l of memoryLines(r)) out.out(l);
+    }
     if (q === "q0") {
       const c = await benchCeiling(options);
       results.push(c);
@@ -57,6 +76,17 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
     );
   }
   return failed.length > 0 ? 2 : 0;
+}
+
+/** The memory samples of a run, indented under its line: events, heap after GC, RSS. */
+function memoryLines(r: BenchResult): string[] {
+  const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`.padStart(11);
+  return [
+    `  ${"events".padStart(13)} ${"heap (GC'd)".padStart(11)} ${"RSS".padStart(11)}`,
+    ...(r.memory ?? []).map(
+      (s) => `  ${s.events.toLocaleString("en-US").padStart(13)} ${mib(s.heapUsedBytes)} ${mib(s.rssBytes)}`,
+    ),
+  ];
 }
 
 function parseQueries(flag: string | true | undefined): string[] {

@@ -41,7 +41,12 @@ export function windowColumns(node: PhysicalNode, nodes: readonly PhysicalNode[]
   }
 }
 
-function requireRowtime(field: Field | undefined, what: string, span: LogicalAggregate["span"]): void {
+/** The kind of time attribute `field` is; fails on a plain timestamp. */
+function requireTimeAttribute(
+  field: Field | undefined,
+  what: string,
+  span: LogicalAggregate["span"],
+): "rowtime" | "proctime" {
   if (!field || !isTimeAttribute(field.type)) {
     throw new PlanError(
       `${what} needs a time attribute, but '${field?.name ?? "?"}' is a plain timestamp`,
@@ -50,11 +55,19 @@ function requireRowtime(field: Field | undefined, what: string, span: LogicalAgg
       "time-attribute",
     );
   }
-  if (field.type.timeAttribute === "proctime") {
+  return field.type.timeAttribute === "proctime" ? "proctime" : "rowtime";
+}
+
+/**
+ * Window TVFs that are not fused into an aggregation need event time (as in Flink, whose
+ * processing-time window TVF stands only under a window aggregation).
+ */
+function requireRowtime(field: Field | undefined, what: string, span: LogicalAggregate["span"]): void {
+  if (requireTimeAttribute(field, what, span) === "proctime") {
     throw new PlanError(
-      `processing-time windows are not supported yet (column '${field.name}' is PROCTIME())`,
+      `processing-time ${what} is only supported under a window aggregation (column '${field!.name}' is PROCTIME())`,
       span,
-      "use an event-time column with a WATERMARK: processing-time windows turn a backlog into a fake spike",
+      "GROUP BY window_start, window_end over the TVF, or use an event-time column with a WATERMARK",
       "unsupported",
     );
   }
@@ -150,7 +163,11 @@ export function matchWindowAggregate(t: Translator, node: LogicalAggregate): Phy
   if (window.kind === "session") window = { ...window, partitionKeys: window.partitionKeys.map(addColumn) };
 
   const base = t.translate(tvf.input);
-  requireRowtime(tvf.input.schema[tvf.timeColumn], "window aggregation", tvf.span ?? node.span);
+  const timeKind = requireTimeAttribute(
+    tvf.input.schema[tvf.timeColumn],
+    "window aggregation",
+    tvf.span ?? node.span,
+  );
   const input = t.b.calc(base, inner, chain.condition, null, node.span);
 
   const mapCol = (j: number, what: string): number => {
@@ -180,9 +197,10 @@ export function matchWindowAggregate(t: Translator, node: LogicalAggregate): Phy
     ],
     changelogMode: INSERT_ONLY,
     streamKey: [...groupKeys.map((_, i) => i), k + n, k + n + 1],
-    watermarkColumn: k + n + 2,
+    watermarkColumn: timeKind === "rowtime" ? k + n + 2 : null,
     window,
     timeColumn,
+    timeKind,
     groupKeys,
     aggregates,
     ...(node.span ? { span: node.span } : {}),
@@ -207,7 +225,7 @@ export function matchWindowAggregate(t: Translator, node: LogicalAggregate): Phy
 export function translateGroupWindow(t: Translator, node: LogicalAggregate): PhysicalNode {
   const gw = node.groupWindow!;
   const input = t.translate(node.input);
-  requireRowtime(node.input.schema[gw.timeColumn], "group window", node.span);
+  const timeKind = requireTimeAttribute(node.input.schema[gw.timeColumn], "group window", node.span);
   const k = node.groupKeys.length;
   const n = node.aggregates.length;
   return t.b.add<WindowAggregateNode>({
@@ -216,9 +234,10 @@ export function translateGroupWindow(t: Translator, node: LogicalAggregate): Phy
     schema: node.schema,
     changelogMode: INSERT_ONLY,
     streamKey: [...node.groupKeys.map((_, i) => i), k + n, k + n + 1],
-    watermarkColumn: k + n + 2,
+    watermarkColumn: timeKind === "rowtime" ? k + n + 2 : null,
     window: gw.window,
     timeColumn: gw.timeColumn,
+    timeKind,
     groupKeys: node.groupKeys,
     aggregates: node.aggregates,
     ...(node.span ? { span: node.span } : {}),

@@ -51,6 +51,12 @@ export function sliceAssignerOf(window: WindowSpec): SliceAssigner | null {
  * Retractions are applied to the accumulators (a group whose row count nets to 0 emits nothing).
  * A row whose every window has fired is late: dropped and counted; a HOP/CUMULATE row whose
  * slice still belongs to an unfired window counts only in the windows that have not fired.
+ *
+ * Processing-time windows (`timeKind: "proctime"`) fire from {@link onProcessingTime} when the
+ * clock reaches window_end − 1, and all at once at the end of input (the +∞ watermark); other
+ * watermarks pass through. State `watermark` then holds the processing time windows have fired
+ * up to, and a row whose PROCTIME() is at or before it counts as of just after it (the earliest
+ * open window), so no row is late.
  */
 export class WindowAggregateOperator implements Operator {
   private ctx!: OperatorContext;
@@ -61,6 +67,7 @@ export class WindowAggregateOperator implements Operator {
   private sessions: SessionStore<GroupAcc> | null = null;
   private watermark!: StoredWatermark;
   private clock!: WindowClock;
+  private proctime = false;
 
   constructor(
     private readonly node: WindowAggregateNode,
@@ -71,6 +78,7 @@ export class WindowAggregateOperator implements Operator {
   open(ctx: OperatorContext): void {
     this.ctx = ctx;
     const n = this.node;
+    this.proctime = n.timeKind === "proctime";
     this.aggs = bindAggregates(n.aggregates, this.retractable);
     this.codec = keyCodec(n.groupKeys, inputTypesFromOutput(n.groupKeys, n.schema));
     this.watermark = new StoredWatermark(ctx.state.value<number>("watermark"));
@@ -98,13 +106,17 @@ export class WindowAggregateOperator implements Operator {
     const tc = this.node.timeColumn;
     const toWall = this.clock.toWall;
     const wm = toWall(this.watermark.get());
+    // Processing time: the earliest time still open (so that no row is late).
+    const earliest = this.proctime ? wm + 1 : Number.NEGATIVE_INFINITY;
     for (let i = 0; i < length; i++) {
       const row = rows[i];
       const ts = row[tc];
       if (ts === null || ts === undefined) continue;
       const sign = opSign(ops[i] as Op);
-      if (this.slices !== null) this.accumulateSlice(row, toWall(ts as number), sign, wm);
-      else this.accumulateSession(row, toWall(ts as number), sign, wm);
+      let wall = toWall(ts as number);
+      if (wall < earliest) wall = earliest;
+      if (this.slices !== null) this.accumulateSlice(row, wall, sign, wm);
+      else this.accumulateSession(row, wall, sign, wm);
     }
   }
 
@@ -136,17 +148,26 @@ export class WindowAggregateOperator implements Operator {
   }
 
   onWatermark(watermark: number): number {
+    if (!this.proctime || watermark === Number.POSITIVE_INFINITY) this.fireUpTo(watermark);
+    return watermark;
+  }
+
+  onProcessingTime(now: number): void {
+    if (this.proctime && now > this.watermark.get()) this.fireUpTo(now);
+  }
+
+  /** Fires every window whose end − 1 is at most `time` (a watermark, or processing time). */
+  private fireUpTo(time: number): void {
     const out = new ChangeBatchBuilder();
-    const wall = this.clock.toWall(watermark);
+    const wall = this.clock.toWall(time);
     if (this.slices !== null) this.fireSlices(wall, out);
     else {
       this.sessions!.fire(wall, (key, w, acc) => this.emit(out, key, acc, w.start, w.end));
     }
-    this.watermark.set(watermark);
+    this.watermark.set(time);
     if (out.length > 0) {
       this.ctx.emit(out.finish());
     }
-    return watermark;
   }
 
   private fireSlices(watermark: number, out: ChangeBatchBuilder): void {
