@@ -84,3 +84,14 @@ describe("weir run --dry-run", () => {
     expect(r.stderr).toBe("error: table 't': 'path' /nonexistent/x.jsonl does not exist");
   });
 });
+
+describe("command-line flags", () => {
+  it("takes values for --warmup and --rate in both forms", async () => {
+    const { parseCommandLine } = await import("@weir/cli");
+    const a = parseCommandLine(["bench", "nexmark", "--warmup", "0", "--rate=100", "--sample-memory"]);
+    expect(a.flags.get("warmup")).toBe("0");
+    expect(a.flags.get("rate")).toBe("100");
+    expect(a.flags.get("sample-memory")).toBe(true);
+    expect(a.positionals).toEqual(["nexmark"]);
+  });
+});
