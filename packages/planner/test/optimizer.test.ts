@@ -321,6 +321,27 @@ describe("predicate push-down", () => {
   });
 });
 
+describe("projection push-down into scans", () => {
+  it("tells a source which columns the query reads, keeping the watermark's", () => {
+    const dag = planScript(`${DDL} SELECT item FROM bid WHERE price > 1;`);
+    const src = only(dag, "source");
+    expect(src.projectedColumns?.map((c) => src.schema[c]!.name)).toEqual(["price", "item", "bidtime"]);
+  });
+
+  it("keeps the inputs of a computed column that is read", () => {
+    const dag = planScript(`
+      CREATE TABLE t (a INT, b INT, c INT, d AS a + b) WITH ('connector' = 'datagen');
+      SELECT d FROM t;`);
+    const src = only(dag, "source");
+    expect(src.projectedColumns).toEqual([0, 1, 3]);
+  });
+
+  it("leaves a source read by a non-calc operator alone", () => {
+    const dag = planScript(`${DDL} SELECT * FROM bid;`);
+    expect(only(dag, "source").projectedColumns).toBeNull();
+  });
+});
+
 describe("other operators", () => {
   it("fuses projections and filters into one calc", () => {
     const dag = planScript(`${DDL}

@@ -47,9 +47,12 @@ export class FilesystemSource implements SourceReader {
     const { node } = ctx;
     this.metrics = ctx.metrics;
     const physical: Field[] = [];
+    const wanted = node.projectedColumns === null ? null : new Set(node.projectedColumns);
+    const projection = new Set<number>();
     node.columns.forEach((c, i) => {
       if (c.kind === "physical") {
         this.layout.push(physical.length);
+        if (wanted === null || wanted.has(i)) projection.add(physical.length);
         physical.push({ name: c.name, type: node.schema[i].type as DataType });
       } else if (c.kind === "metadata") {
         this.identity = false;
@@ -58,7 +61,10 @@ export class FilesystemSource implements SourceReader {
     });
     const format = formatFactory(node.options.format);
     try {
-      this.decoder = format.decoder(physical, new FormatOptions(node.options, format.name));
+      this.decoder = format.decoder(
+        physical,
+        new FormatOptions(node.options, format.name, wanted === null ? undefined : projection),
+      );
     } catch (e) {
       throw e instanceof ConnectorError ? e : new ConnectorError((e as Error).message, "user");
     }

@@ -36,6 +36,11 @@ export class FormatOptions {
   constructor(
     readonly all: Readonly<Record<string, string>>,
     readonly prefix: string,
+    /**
+     * Indexes of the decoder's fields that the query reads (projection push-down); a decoder may
+     * leave every other field NULL without converting it. Undefined: all fields are read.
+     */
+    readonly projection?: ReadonlySet<number>,
   ) {}
 
   get(key: string): string | undefined {

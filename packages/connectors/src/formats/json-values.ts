@@ -172,12 +172,18 @@ function text(t: DataType, json: unknown): string {
   return mismatch(t, json);
 }
 
+const SKIP = (): unknown => null;
+
 export function compileRowDecoder(
   fields: readonly Field[],
   o: JsonValueOptions,
+  /** Fields the query reads; the others stay NULL, unread (projection push-down). */
+  projection?: ReadonlySet<number>,
 ): (json: unknown) => unknown[] {
   const names = fields.map((f) => f.name);
-  const decs = fields.map((f) => nullableDecoder(compileDecoder(f.type, o)));
+  const decs = fields.map((f, i) =>
+    projection === undefined || projection.has(i) ? nullableDecoder(compileDecoder(f.type, o)) : SKIP,
+  );
   const n = fields.length;
   const failOnMissing = o.failOnMissingField;
   return (json) => {
@@ -187,6 +193,10 @@ export function compileRowDecoder(
     const obj = json as Record<string, unknown>;
     const row = new Array<unknown>(n);
     for (let i = 0; i < n; i++) {
+      if (decs[i] === SKIP) {
+        row[i] = null;
+        continue;
+      }
       const v = obj[names[i]];
       if (v === undefined) {
         if (failOnMissing) throw new FormatError(`field '${names[i]}' is missing`);

@@ -34,8 +34,13 @@ export function ignoreParseErrors(options: FormatOptions): boolean {
 }
 
 /** `JSON.parse`, or the exact parser when DECIMAL values must keep their source digits. */
-export function jsonLineParser(fields: readonly Field[]): (line: string) => unknown {
-  if (fields.some((f) => typeHasDecimal(f.type))) return parseJsonExact;
+export function jsonLineParser(
+  fields: readonly Field[],
+  projection?: ReadonlySet<number>,
+): (line: string) => unknown {
+  if (fields.some((f, i) => (projection === undefined || projection.has(i)) && typeHasDecimal(f.type))) {
+    return parseJsonExact;
+  }
   return (line) => {
     try {
       return JSON.parse(line);
@@ -53,8 +58,8 @@ export function isBlank(line: string): boolean {
 export const jsonFormat: FormatFactory = {
   name: "json",
   decoder(fields, options): RecordDecoder {
-    const parse = jsonLineParser(fields);
-    const toRow = compileRowDecoder(fields, jsonValueOptions(options));
+    const parse = jsonLineParser(fields, options.projection);
+    const toRow = compileRowDecoder(fields, jsonValueOptions(options), options.projection);
     return {
       ignoreParseErrors: ignoreParseErrors(options),
       skipHeader: false,

@@ -104,9 +104,9 @@ export function nodeLabel(node: PhysicalNode, nodes: readonly PhysicalNode[]): s
   const inFields = node.inputs.flatMap((i) => nodes[i]?.schema ?? []);
   switch (node.kind) {
     case "source":
-      return `TableSourceScan(table=[${node.table}], fields=[${fieldList(node.schema)}]${
-        node.watermark ? `, watermark=[${formatExpr(node.watermark.expr, node.schema)}]` : ""
-      })`;
+      return `TableSourceScan(table=[${node.table}], fields=[${fieldList(
+        node.projectedColumns ? node.projectedColumns.map((c) => node.schema[c]!) : node.schema,
+      )}]${node.watermark ? `, watermark=[${formatExpr(node.watermark.expr, node.schema)}]` : ""})`;
     case "values":
       return `Values(tuples=[${node.rows.length}], fields=[${fieldList(node.schema)}])`;
     case "calc": {

@@ -11,6 +11,7 @@ import {
 import { DagBuilder, isInsertOnly } from "./builder.js";
 import { PlanError } from "./errors.js";
 import { nodeLabel } from "./explain.js";
+import { pushProjectionsIntoSources } from "./projection.js";
 import { pushDownPredicates } from "./pushdown.js";
 import { Translator } from "./translate.js";
 
@@ -166,5 +167,5 @@ export function optimize(
     });
     sinks.push(sink.id);
   }
-  return { version: PHYSICAL_DAG_VERSION, nodes: b.nodes, sinks, settings };
+  return { version: PHYSICAL_DAG_VERSION, nodes: pushProjectionsIntoSources(b.nodes), sinks, settings };
 }
