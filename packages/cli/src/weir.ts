@@ -36,10 +36,35 @@ Commands:
 
 Exit codes: 0 success, 1 SQL or validation errors, 2 runtime failures.`;
 
+/** The options each command takes (`--set` is handled by the parser and allowed everywhere). */
+const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
+  parse: ["json"],
+  run: ["dry-run", "json", "max-runtime", "serve"],
+  explain: ["changelog-mode", "all"],
+  bench: ["query", "events", "warmup", "sample-memory", "rate", "json"],
+  repl: ["i", "f"],
+  "": ["i", "f", "help", "h"],
+  help: [],
+};
+
+/** Refuses an option the command does not know (a typo must not run a job with defaults). */
+function checkFlags(command: string | undefined, flags: ReadonlyMap<string, string | true>): void {
+  const known = COMMAND_FLAGS[command ?? ""];
+  if (known === undefined) return;
+  for (const name of flags.keys()) {
+    if (!known.includes(name)) {
+      const what = command === undefined ? "weir" : `weir ${command}`;
+      const list = [...known.map((k) => `--${k}`), "--set key=value"].join(", ");
+      throw new UsageError(`unknown option --${name} for '${what}' (it takes: ${list})`);
+    }
+  }
+}
+
 /** Runs one `weir` invocation and returns its exit code. */
 export async function weir(argv: readonly string[], out: Output): Promise<number> {
   try {
     const cmd = parseCommandLine(argv);
+    checkFlags(cmd.command, cmd.flags);
     switch (cmd.command) {
       case "parse":
         return parseCommand(cmd, out);

@@ -95,3 +95,16 @@ describe("command-line flags", () => {
     expect(a.positionals).toEqual(["nexmark"]);
   });
 });
+
+describe("unknown options", () => {
+  it("are refused, so that a typo never runs a job with defaults", async () => {
+    const file = tempFile("ok.sql", "SELECT 1;");
+    const r = await runWeir(["run", file, "--dryrun"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      "weir: unknown option --dryrun for 'weir run' (it takes: --dry-run, --json, --max-runtime, --serve, --set key=value)",
+    );
+    expect((await runWeir(["explain", file, "--bogus"])).code).toBe(1);
+    expect((await runWeir(["run", file, "--dry-run", "--set", "a=b"])).code).toBe(0);
+  });
+});
