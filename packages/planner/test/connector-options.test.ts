@@ -57,6 +57,8 @@ describe("validateOptions", () => {
     [{ connector: "datagen", "number-of-rows": "-3" }, "source", "must be at least 0"],
     [{ connector: "print", "standard-error": "yes" }, "sink", "expected 'true' or 'false'"],
     [{ connector: "print" }, "source", "can only be written to"],
+    [{ connector: "jdbc", url: "jdbc:mysql://h/db", "table-name": "t" }, "sink", "is not a PostgreSQL URL"],
+    [{ connector: "postgres", url: "localhost:5432" }, "sink", "is not a PostgreSQL URL"],
     [{ connector: "datagen" }, "sink", "can only be read from"],
     [{ connector: "kafka", format: "json" }, "source", "requires 'topic' or 'topic-pattern'"],
     [

@@ -436,6 +436,24 @@ export function validateOptions(
       });
     }
   }
+  const url = options.get("url");
+  if ((spec.name === "postgres" || spec.name === "jdbc") && url !== undefined) {
+    const ok =
+      spec.name === "jdbc"
+        ? url.startsWith("jdbc:postgresql:")
+        : /^(postgres(ql)?:|jdbc:postgresql:)/.test(url);
+    if (!ok) {
+      problems.push({
+        key: "url",
+        at: "value",
+        message: `option 'url' = '${url}' is not a PostgreSQL URL`,
+        hint:
+          spec.name === "jdbc"
+            ? "Weir's jdbc connector speaks to PostgreSQL: jdbc:postgresql://host:port/database"
+            : "postgres://user@host:port/database (or jdbc:postgresql://host:port/database)",
+      });
+    }
+  }
   if (spec.name === "kafka" && !options.has("topic") && !options.has("topic-pattern")) {
     problems.push({
       key: "topic",
