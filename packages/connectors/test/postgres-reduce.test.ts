@@ -86,11 +86,18 @@ describe("UpsertReducer", () => {
       upserts: ["1 5 new"],
     },
     {
-      name: "versioned: equal version applies",
+      name: "versioned: an equal version is the same write again (the first stays)",
       versioned: true,
       changes: ["+I 1 5 a", "+U 1 5 b"],
       deletes: [],
-      upserts: ["1 5 b"],
+      upserts: ["1 5 a"],
+    },
+    {
+      name: "versioned: a retraction of the stored version deletes it",
+      versioned: true,
+      changes: ["+I 1 5 a", "-D 1 5 a"],
+      deletes: ["1@5"],
+      upserts: [],
     },
     {
       name: "versioned: older delete ignored",

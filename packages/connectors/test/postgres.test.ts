@@ -121,7 +121,9 @@ describe("Postgres upsert sink", () => {
     expect(await step([[Op.INSERT, [1, 5, "new"]]])).toEqual([[1, 5, "new"]]);
     expect(await step([[Op.UPDATE_AFTER, [1, 3, "old"]]])).toEqual([[1, 5, "new"]]);
     expect(await step([[Op.DELETE, [1, 3, "old"]]])).toEqual([[1, 5, "new"]]);
-    expect(await step([[Op.UPDATE_AFTER, [1, 5, "same"]]])).toEqual([[1, 5, "same"]]);
+    // An equal version is the same write again: `WHERE target.version < EXCLUDED.version`.
+    expect(await step([[Op.UPDATE_AFTER, [1, 5, "same"]]])).toEqual([[1, 5, "new"]]);
+    expect(await step([[Op.UPDATE_AFTER, [1, 6, "newer"]]])).toEqual([[1, 6, "newer"]]);
     expect(await step([[Op.DELETE, [1, 7, "x"]]])).toEqual([]);
     // A delete leaves no tombstone: a later insert, however old, inserts.
     expect(await step([[Op.INSERT, [1, 2, "again"]]])).toEqual([[1, 2, "again"]]);

@@ -10,9 +10,11 @@ import { Op } from "@weir/runtime";
  * Without a version column the last change per key wins: `+I`/`+U` is an upsert of that row,
  * `-D`/`-U` a delete (a `-U` is followed by its `+U`, which then wins).
  *
- * With a version column a change applies to the stored row only when the stored version is not
- * newer: `stored IS NULL OR (incoming IS NOT NULL AND stored <= incoming)` (NULL is older than
- * every version); an upsert of an absent key always inserts, and a delete leaves no tombstone.
+ * With a version column an upsert applies to a stored row only when the stored version is older:
+ * `stored IS NULL OR (incoming IS NOT NULL AND stored < incoming)` (NULL is older than every
+ * version; an equal version is the same write again), and a delete only when the stored version
+ * is not newer than the delete's (`<=`: a retraction carries the version of the row it removes);
+ * an upsert of an absent key always inserts, and a delete leaves no tombstone.
  * Applied one by one, any sequence of such changes to a key equals at most one delete (with the
  * greatest delete version) followed by at most one upsert — the pending entry below — so a flush
  * runs the reduced DELETEs first, then the upserts, and gives exactly the result of applying the
@@ -33,6 +35,13 @@ export interface ReducedChanges {
   readonly upserts: readonly Row[];
   /** Changes folded into this batch (before reduction). */
   readonly changes: number;
+}
+
+/** `a` is older than `b`, NULL being older than everything. */
+export function versionOlder(a: unknown, b: unknown): boolean {
+  if (b === null || b === undefined) return false;
+  if (a === null || a === undefined) return true;
+  return (a as number) < (b as number);
 }
 
 /** `a` is not newer than `b`, NULL being older than everything. */
@@ -84,7 +93,7 @@ export class UpsertReducer {
     }
     const incoming = row[v];
     if (upsert) {
-      if (p.upsert === null || versionNotNewer(p.upsert[v], incoming)) p.upsert = row;
+      if (p.upsert === null || versionOlder(p.upsert[v], incoming)) p.upsert = row;
       return;
     }
     if (p.upsert !== null && !versionNotNewer(p.upsert[v], incoming)) return;

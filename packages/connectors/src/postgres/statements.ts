@@ -46,7 +46,7 @@ export class StatementBuilder {
       const guard =
         version === null
           ? ""
-          : ` WHERE t.${cols[version].sql} IS NULL OR (EXCLUDED.${cols[version].sql} IS NOT NULL AND t.${cols[version].sql} <= EXCLUDED.${cols[version].sql})`;
+          : ` WHERE t.${cols[version].sql} IS NULL OR (EXCLUDED.${cols[version].sql} IS NOT NULL AND t.${cols[version].sql} < EXCLUDED.${cols[version].sql})`;
       this.upsertTail = ` ${conflict} DO UPDATE SET ${set}${guard}`;
     }
     this.deleteColumns = version === null ? key : [...key, version];
