@@ -342,6 +342,20 @@ describe("projection push-down into scans", () => {
   });
 });
 
+describe("source reuse", () => {
+  it("reads a table once for every INSERT of a statement set and both sides of a self-join", () => {
+    const dag = planScript(`${DDL}
+      CREATE TABLE o1 (a STRING, b BIGINT) WITH ('connector' = 'print');
+      EXECUTE STATEMENT SET BEGIN
+        INSERT INTO o1 SELECT item, auction FROM bid;
+        INSERT INTO o1 SELECT item, COUNT(*) FROM bid GROUP BY item;
+      END;
+      SELECT x.item FROM bid x JOIN bid y ON x.auction = y.bidder;`);
+    expect(dag.nodes.filter((n) => n.kind === "source")).toHaveLength(1);
+    expect(dag.sinks).toHaveLength(3);
+  });
+});
+
 describe("other operators", () => {
   it("fuses projections and filters into one calc", () => {
     const dag = planScript(`${DDL}

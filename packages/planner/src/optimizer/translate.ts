@@ -105,7 +105,19 @@ export class Translator {
     }
   }
 
+  /** Scans already planned, by table and hint options: a job reads each table once. */
+  private readonly scans = new Map<string, PhysicalNode>();
+
   private scan(node: LogicalScan): PhysicalNode {
+    const key = `${node.table.name}\u0000${JSON.stringify(node.hintOptions)}`;
+    const planned = this.scans.get(key);
+    if (planned && planned.schema.length === node.schema.length) return planned;
+    const built = this.buildScan(node);
+    this.scans.set(key, built);
+    return built;
+  }
+
+  private buildScan(node: LogicalScan): PhysicalNode {
     const t = node.table;
     const options: Record<string, string> = { ...t.options, ...node.hintOptions };
     const columns: SourceColumn[] = t.columns.map((c) => {
