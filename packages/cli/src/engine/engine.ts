@@ -13,6 +13,7 @@ import {
   type PlanTarget,
   Session,
   type SourceSpan,
+  showCreate,
   type TableTarget,
 } from "@weir/planner";
 import { type ConnectorRegistry, type JobOptions, type JobResult, runJob } from "@weir/runtime";
@@ -306,7 +307,7 @@ export class Engine {
           this.out.out(l);
         return EXIT_OK;
       case "show-create":
-        this.out.out(JSON.stringify(bound.object, null, 2));
+        this.out.out(showCreate(bound.object));
         return EXIT_OK;
       case "describe": {
         const rows = describeRows(bound.object).map((r) => [

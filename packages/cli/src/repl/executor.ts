@@ -6,6 +6,7 @@ import {
   explainDag,
   type PhysicalDag,
   type PlanTarget,
+  showCreate,
   type TableTarget,
 } from "@weir/planner";
 import { renderBox } from "../engine/boxes.js";
@@ -133,7 +134,7 @@ export class StatementExecutor {
         }
         return "ok";
       case "show-create":
-        say(JSON.stringify(bound.object, null, 2));
+        say(showCreate(bound.object));
         return "ok";
       case "describe": {
         const rows = bound.rows.map((r) => [
