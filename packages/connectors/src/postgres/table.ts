@@ -103,13 +103,13 @@ export async function bindTable(
   for (const f of fields) {
     const col = pgCols.find((c) => c.name === f.name) ?? uniqueCaseInsensitive(pgCols, f.name);
     if (!col) {
-      problems.push(`has no column '${f.name}' (its columns: ${pgCols.map((c) => c.name).join(", ")})`);
+      problems.push(`it has no column '${f.name}' (its columns: ${pgCols.map((c) => c.name).join(", ")})`);
       continue;
     }
     const bad = typeProblem(f.type, col);
     if (bad)
       problems.push(
-        `column '${col.name}' is ${col.fullType}, but Weir column '${f.name}' is ${formatType(f.type)}: ${bad}`,
+        `its column '${col.name}' is ${col.fullType}, but Weir column '${f.name}' is ${formatType(f.type)}: ${bad}`,
       );
     columns.push({ sql: quoteIdent(col.name), name: col.name, castType: castTypeOf(col.udt), type: f.type });
   }
@@ -120,7 +120,7 @@ export async function bindTable(
       const theirs = primaryKey.length ? `PRIMARY KEY (${primaryKey.join(", ")})` : "no primary key";
       const ours = sinkKey.length ? `PRIMARY KEY (${sinkKey.join(", ")})` : "no primary key";
       problems.push(
-        `has ${theirs}, but the Weir sink table has ${ours}` +
+        `it has ${theirs}, but the Weir sink table has ${ours}` +
           (sinkKey.length === 0
             ? " (declare the same PRIMARY KEY (...) NOT ENFORCED on the Weir table)"
             : " (an upsert sink needs the table's primary key to be exactly the sink's key)"),
@@ -129,7 +129,7 @@ export async function bindTable(
   }
   if (problems.length > 0) {
     throw new ConnectorError(
-      `${where} does not match the Weir table: it ${problems.join("; it ")}`,
+      `does not match the Weir table: ${problems.join("; ")}`,
       "user",
       where,
     );
