@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Engine, type Output } from "@weir/cli";
-import { EventType, NexmarkGenerator, parseNexmarkConfig } from "@weir/connectors";
+import { EventType, NexmarkGenerator, parseNexmarkConfig, writeNexmarkSideInput } from "@weir/connectors";
 import { parse } from "@weir/parser";
 import type { PlanTarget } from "@weir/planner";
 import { type ChangeBatch, Op, type Row } from "@weir/runtime";
@@ -89,6 +89,7 @@ export function generateEvents(): Events {
 
 /** The query's script with the generator set to the test's event count, rate and base time. */
 export function querySql(query: string): string {
+  if (query === "q13") writeNexmarkSideInput(resolve(ROOT, "sql/nexmark/data/side_input.csv"));
   const sql = readFileSync(resolve(ROOT, `sql/nexmark/${query}.sql`), "utf8");
   const replaced = sql
     .replace("'first-event.rate' = '10000000'", `'first-event.rate' = '${RATE}'`)

@@ -1,4 +1,5 @@
 export * from "./config.js";
 export * from "./generator.js";
 export * from "./java-random.js";
+export * from "./side-input.js";
 export * from "./source.js";
