@@ -128,11 +128,7 @@ export async function bindTable(
     }
   }
   if (problems.length > 0) {
-    throw new ConnectorError(
-      `does not match the Weir table: ${problems.join("; ")}`,
-      "user",
-      where,
-    );
+    throw new ConnectorError(`does not match the Weir table: ${problems.join("; ")}`, "user", where);
   }
   return {
     sql: `${quoteIdent(schema)}.${quoteIdent(name)}`,
