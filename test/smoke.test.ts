@@ -7,7 +7,7 @@ import { planScript, printed, type RunResult, runDag } from "./smoke/script-job.
  * Golden SQL smoke tests: each folder of test/smoke/ holds `query.sql` (CREATE TABLEs over the
  * folder's JSONL files and one SELECT), its inputs, and a hand-written `expected.changelog`
  * derived from Flink's semantics (see the folder's README). Each case runs straight through and
- * again with a checkpoint (JSON round trip) and a restore into a fresh job half-way; both runs
+ * again with a checkpoint (JSON round trip) and a restore into a fresh job after each poll; all runs
  * must give the same changelog, equal to the golden one. Goldens are never regenerated.
  *
  * `expected.changelog` header directives (`# key: value`):
@@ -91,7 +91,7 @@ function compareExactly(golden: Golden, actual: readonly string[]): void {
 
 const runs = new Map<string, Promise<{ golden: Golden; actual: string[] }>>();
 
-/** Runs a case straight through and with a checkpoint/restore half-way (memoised per case). */
+/** Runs a case straight through and with a checkpoint/restore after each poll (memoised per case). */
 function runCase(name: string): Promise<{ golden: Golden; actual: string[] }> {
   let r = runs.get(name);
   if (r) return r;
@@ -102,13 +102,14 @@ function runCase(name: string): Promise<{ golden: Golden; actual: string[] }> {
     const straight = await runDag(dag, { cwd: dir, pollBatchSize: golden.poll });
     const actual = lines(straight);
     if (golden.late !== undefined) expect(straight.lateDropped, "late records dropped").toBe(golden.late);
-    // The same run with a checkpoint half-way, a JSON round trip and a fresh, restored job
-    // (a job without sources — VALUES only — ends when it opens: there is no half-way).
-    if (straight.polls > 0) {
-      const at = Math.max(1, Math.floor(straight.polls / 2));
+    // The same run with a checkpoint after every poll in turn, a JSON round trip and a fresh,
+    // restored job (a job without sources — VALUES only — ends when it opens: no checkpoint).
+    for (let at = 1; at < straight.polls; at++) {
       const restored = await runDag(dag, { cwd: dir, pollBatchSize: golden.poll, checkpointAfterPolls: at });
       expect(restored.beforeCheckpoint, "changes before the checkpoint").toBeGreaterThanOrEqual(0);
-      expect(lines(restored), "checkpoint + restore gives the same changelog").toEqual(actual);
+      expect(lines(restored), `checkpoint after poll ${at} + restore gives the same changelog`).toEqual(
+        actual,
+      );
       expect(restored.lateDropped).toBe(straight.lateDropped);
     }
     return { golden, actual };

@@ -25,6 +25,8 @@ export interface JobCheckpoint {
   readonly operators: { readonly [nodeId: string]: OperatorCheckpoint };
   readonly sinks: { readonly [nodeId: string]: SinkCheckpoint };
   readonly metrics: JobMetrics;
+  /** Where the sources' round robin continues (absent in checkpoints of older runs: 0). */
+  readonly pollCursor?: number;
 }
 
 export interface SourceCheckpoint {

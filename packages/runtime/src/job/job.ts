@@ -77,7 +77,8 @@ export class Job {
   private startedAt = 0;
   private nextCheckpointId = 1;
   private pending: PendingCheckpoint | null = null;
-  private roundRobin = 0;
+  /** The node id from which the next poll looks for a live source (see `step`). */
+  private pollCursor = 0;
   private lastTick = Number.NEGATIVE_INFINITY;
   private lastFlush = 0;
   private closed = false;
@@ -176,7 +177,10 @@ export class Job {
   async step(): Promise<PollResult["kind"] | null> {
     const live = this.graph.sources().filter((s) => !s.op.ended);
     if (live.length === 0) return null;
-    const rt = live[this.roundRobin++ % live.length];
+    // Round robin by node id, from the cursor: the order a checkpoint records and a restore
+    // continues, so a restored run interleaves its sources as the uninterrupted one does.
+    const rt = live.find((s) => s.node.id >= this.pollCursor) ?? live[0]!;
+    this.pollCursor = rt.node.id + 1;
     let result: PollResult;
     try {
       result = await rt.reader.poll(this.options.pollBatchSize ?? 1024);
@@ -267,6 +271,7 @@ export class Job {
       operators: pending.operators,
       sinks,
       metrics: this.metrics(),
+      pollCursor: this.pollCursor,
     };
   }
 
@@ -394,6 +399,7 @@ export class Job {
 
   private async restore(cp: JobCheckpoint): Promise<void> {
     this.nextCheckpointId = cp.checkpointId + 1;
+    this.pollCursor = cp.pollCursor ?? 0;
     for (const s of this.graph.sources()) {
       const sc = cp.sources[s.node.id];
       if (sc === undefined)
@@ -428,6 +434,11 @@ export class Job {
         s.recordsWritten = m.recordsWritten;
         for (const [k, v] of Object.entries(m.counters)) if (!s.counters.has(k)) s.counters.set(k, v);
       }
+    }
+    // A source that had ended before the checkpoint ends again now, without taking a poll's
+    // turn: downstream operators learn it, and the round robin matches the first run's.
+    for (const s of this.graph.sources()) {
+      if (cp.sources[s.node.id]?.ended && !s.op.ended) this.pushSource(s.node.id, { kind: "end" });
     }
     // The restored checkpoint was complete: re-commit (idempotently) what its sinks pre-committed.
     await this.commit(cp);
