@@ -438,10 +438,8 @@ export function validateOptions(
   }
   const url = options.get("url");
   if ((spec.name === "postgres" || spec.name === "jdbc") && url !== undefined) {
-    const ok =
-      spec.name === "jdbc"
-        ? url.startsWith("jdbc:postgresql:")
-        : /^(postgres(ql)?:|jdbc:postgresql:)/.test(url);
+    // Both spellings work for both connector names (the Postgres client takes either).
+    const ok = /^(postgres(ql)?:|jdbc:postgresql:)/.test(url);
     if (!ok) {
       problems.push({
         key: "url",
@@ -449,7 +447,7 @@ export function validateOptions(
         message: `option 'url' = '${url}' is not a PostgreSQL URL`,
         hint:
           spec.name === "jdbc"
-            ? "Weir's jdbc connector speaks to PostgreSQL: jdbc:postgresql://host:port/database"
+            ? "Weir's jdbc connector speaks to PostgreSQL: jdbc:postgresql://host:port/database (or postgres://...)"
             : "postgres://user@host:port/database (or jdbc:postgresql://host:port/database)",
       });
     }
