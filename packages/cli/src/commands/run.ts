@@ -6,8 +6,8 @@ import type { Output } from "../output.js";
 import { readSource } from "./parse.js";
 
 /**
- * `weir run FILE.sql [--set k=v]... [--dry-run] [--json] [--max-runtime 30s] [--serve]`: executes a
- * script; `--serve` keeps its materialised views served after the job ends, until Ctrl-C.
+ * `weir run FILE.sql [--set k=v]... [--dry-run] [--json] [--max-runtime 30s] [--serve]
+ * [--restore PATH]`: executes a script (from a checkpoint with `--restore`); `--serve` keeps its materialised views served after the job ends, until Ctrl-C.
  * Exit codes: 0 success, 1 SQL or validation errors, 2 runtime failures.
  */
 export async function runCommand(cmd: CommandLine, out: Output): Promise<number> {
@@ -23,6 +23,8 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
     if (maxRuntimeMs === undefined)
       throw new UsageError(`--max-runtime expects a duration such as 30s or 5min, got '${max}'`);
   }
+  const restore = cmd.flags.get("restore");
+  if (restore === true) throw new UsageError("--restore needs a checkpoint directory: --restore PATH");
   const engine = new Engine({
     cwd: process.cwd(),
     out,
@@ -42,6 +44,7 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
       serve: cmd.flags.has("serve"),
       signal: controller.signal,
       ...(maxRuntimeMs !== undefined ? { maxRuntimeMs } : {}),
+      ...(typeof restore === "string" ? { restore } : {}),
     });
   } finally {
     process.off("SIGINT", onSigint);

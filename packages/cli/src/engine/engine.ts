@@ -16,11 +16,18 @@ import {
   showCreate,
   type TableTarget,
 } from "@weir/planner";
-import { type ConnectorRegistry, type JobOptions, type JobResult, runJob } from "@weir/runtime";
+import {
+  type ConnectorRegistry,
+  checkRestorable,
+  type JobOptions,
+  type JobResult,
+  runJob,
+} from "@weir/runtime";
 import type { Output } from "../output.js";
 import { renderBox } from "./boxes.js";
+import { checkpointJobOptions, planCheckpoints } from "./checkpointing.js";
 import { MaterializedViews, serveSetting } from "./materialized-views.js";
-import { formatSummary, ProgressLine } from "./summary.js";
+import { formatCheckpointSummary, formatSummary, ProgressLine } from "./summary.js";
 import { TableauPrinter } from "./tableau.js";
 
 export interface EngineOptions {
@@ -48,6 +55,11 @@ export interface ScriptOptions {
    * `signal` aborts (also the setting `'weir.mv.serve' = 'true'`).
    */
   readonly serve?: boolean;
+  /**
+   * `--restore PATH`: a checkpoint directory (`chk-N`) or its base directory (its newest complete
+   * checkpoint); the script's first job starts from it.
+   */
+  readonly restore?: string;
 }
 
 /** Exit codes of DESIGN.md: 0 success, 1 SQL or validation errors, 2 runtime failures. */
@@ -68,6 +80,8 @@ export class Engine {
   readonly catalog = new Catalog();
   readonly session = new Session();
   private readonly connectors: ConnectorRegistry;
+  /** `--restore` applies to the first job the script runs only. */
+  private restoreUsed = false;
   /** CREATE MATERIALIZED VIEW: targets, catalog entries, the embedded Postgres. */
   readonly views: MaterializedViews;
 
@@ -373,10 +387,27 @@ export class Engine {
   async execute(dag: PhysicalDag, opts: ScriptOptions): Promise<number> {
     const zone = this.session.localTimeZone;
     const printers = new Map<readonly unknown[], TableauPrinter>();
+    const restorePath = this.restoreUsed ? undefined : opts.restore;
+    this.restoreUsed = true;
+    const checkpoints = planCheckpoints(this.session.all(), restorePath, this.options.cwd);
+    if (!checkpoints.ok) {
+      this.out.err(`${opts.file}: error: ${checkpoints.message}`);
+      return EXIT_INVALID;
+    }
+    const restored = checkpoints.plan.restore;
+    if (restored) {
+      try {
+        checkRestorable(restored.checkpoint, dag);
+      } catch (e) {
+        this.out.err(`${opts.file}: error: ${(e as Error).message} (${restored.path})`);
+        return EXIT_INVALID;
+      }
+    }
     const progress = this.options.progress ? new ProgressLine(this.options.progress) : null;
     let result: JobResult;
     try {
       result = await runJob(dag, {
+        ...checkpointJobOptions(checkpoints.plan),
         ...(progress ? { onProgress: (m) => progress.update(m) } : {}),
         connectors: this.connectors,
         cwd: this.options.cwd,
@@ -405,9 +436,27 @@ export class Engine {
       new TableauPrinter(dag.nodes[collects[0]!]!.schema, (l) => this.out.out(l), zone).end();
     }
     for (const p of printers.values()) p.end();
+    const checkpointing = checkpoints.plan.store || restored;
+    const summary = {
+      restoredFrom: restored ? { checkpointId: restored.checkpoint.checkpointId, path: restored.path } : null,
+      completed: result.checkpoints,
+      lastCheckpointId: result.lastCheckpoint?.checkpointId ?? null,
+    };
     if (opts.json)
-      this.out.out(JSON.stringify({ reason: result.reason, metrics: result.metrics }, jsonNumbers));
-    else for (const l of formatSummary(result.metrics)) this.out.err(l);
+      this.out.out(
+        JSON.stringify(
+          {
+            reason: result.reason,
+            metrics: result.metrics,
+            ...(checkpointing ? { checkpoints: summary } : {}),
+          },
+          jsonNumbers,
+        ),
+      );
+    else {
+      for (const l of formatSummary(result.metrics)) this.out.err(l);
+      if (checkpointing) for (const l of formatCheckpointSummary(summary)) this.out.err(l);
+    }
     return EXIT_OK;
   }
 }

@@ -36,6 +36,20 @@ export function formatSummary(metrics: JobMetrics): string[] {
   return lines;
 }
 
+/** The checkpoint lines of the run summary: where the job restored from, what it completed. */
+export function formatCheckpointSummary(c: {
+  readonly restoredFrom: { readonly checkpointId: number; readonly path: string } | null;
+  readonly completed: number;
+  readonly lastCheckpointId: number | null;
+}): string[] {
+  const lines: string[] = [];
+  if (c.restoredFrom)
+    lines.push(`  restored from checkpoint ${c.restoredFrom.checkpointId} (${c.restoredFrom.path})`);
+  const last = c.lastCheckpointId === null ? "" : `, the last is ${c.lastCheckpointId}`;
+  lines.push(`  checkpoints completed: ${c.completed}${last}`);
+  return lines;
+}
+
 function humanCounter(name: string): string {
   return name.replace(/([A-Z])/g, " $1").toLowerCase();
 }

@@ -27,6 +27,7 @@ import { KeyDecoder, type MessageDecoder, messageDecoder } from "./codec.js";
 import { type MetadataGetter, metadataGetter } from "./metadata.js";
 import { resolveRanges } from "./offsets.js";
 import { connectionConfig, type KafkaColumn, type KafkaLayout, kafkaLayout, topicList } from "./options.js";
+import { findRestoreGaps, gapSize, restoreGapError, type SavedPartition } from "./restore-gaps.js";
 
 /** Per topic-partition progress. Invariant: `next ≤ fetched`; records in `[next, fetched)` are buffered. */
 interface PartitionState {
@@ -189,19 +190,58 @@ export class KafkaSourceReader implements SourceReader {
     return topics;
   }
 
+  /**
+   * Continues from the checkpoint's next offset per partition, after checking each against the
+   * partition's earliest available offset (see {@link findRestoreGaps}): a gap or a partition
+   * that cannot be looked up fails the restore, unless `'scan.restore.gap-policy' = 'skip'`,
+   * which continues a gapped partition from its earliest offset and counts the lost records
+   * (`restoreGapRecords`, `restoreGapPartitions`). An unknown partition is never skipped.
+   */
   async restore(position: Json): Promise<void> {
     if (position === null || typeof position !== "object" || Array.isArray(position)) {
       throw new ConnectorError("cannot restore the Kafka source: malformed position", "internal");
     }
+    const saved: SavedPartition[] = [];
     for (const [topic, partitions] of Object.entries(position)) {
       if (partitions === null || typeof partitions !== "object" || Array.isArray(partitions)) continue;
       for (const [p, offset] of Object.entries(partitions)) {
+        if (typeof offset !== "number") continue;
         const part = this.parts.get(`${topic}-${p}`);
-        if (part === undefined || typeof offset !== "number") continue;
-        part.next = offset;
-        part.fetched = offset;
+        saved.push({ topic, partition: Number(p), next: offset, end: part?.end ?? null });
       }
     }
+    const earliest = new Map<string, Map<number, number> | { error: string }>();
+    for (const topic of new Set(saved.map((s) => s.topic))) {
+      try {
+        const offsets = await this.admin.fetchTopicOffsets(topic);
+        earliest.set(topic, new Map(offsets.map((o) => [o.partition, Number(o.low)])));
+      } catch (e) {
+        earliest.set(topic, { error: `cannot fetch its offsets: ${(e as Error).message}` });
+      }
+    }
+    const gaps = findRestoreGaps(saved, earliest);
+    const skip = this.node.options["scan.restore.gap-policy"] === "skip";
+    if (gaps.length > 0 && (!skip || gaps.some((g) => g.kind === "unknown"))) {
+      throw restoreGapError(this.node.table, gaps, skip);
+    }
+    const resumeAt = new Map<string, number>();
+    for (const g of gaps) {
+      if (g.kind !== "gap") continue;
+      resumeAt.set(`${g.topic}-${g.partition}`, g.earliest);
+      this.count("restoreGapRecords", gapSize(g));
+      this.count("restoreGapPartitions", 1);
+    }
+    for (const s of saved) {
+      const part = this.parts.get(`${s.topic}-${s.partition}`);
+      if (part === undefined) continue;
+      const at = resumeAt.get(part.split) ?? s.next;
+      part.next = at;
+      part.fetched = at;
+    }
+  }
+
+  private count(name: string, n: number): void {
+    this.metrics.set(name, (this.metrics.get(name) ?? 0) + n);
   }
 
   /** Every assigned partition that still has records to read holds the watermark back. */

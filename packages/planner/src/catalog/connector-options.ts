@@ -254,6 +254,12 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "scan.bounded.specific-offsets", type: str, description: "partition:0,offset:42;..." },
       { key: "scan.bounded.timestamp-millis", type: int(), description: "end at this timestamp" },
       { key: "scan.topic-partition-discovery.interval", type: duration, description: "new partitions" },
+      {
+        key: "scan.restore.gap-policy",
+        type: oneOf("fail", "skip"),
+        description:
+          "Weir: on restore, when a checkpoint's offsets point at records Kafka no longer has: 'fail' (default) or 'skip' to the earliest offset and count the loss",
+      },
       idleTimeout,
       emitStrategy,
       { key: "sink.partitioner", type: str, description: "default | fixed | round-robin" },

@@ -1,4 +1,5 @@
 export * from "./checkpoint.js";
+export * from "./checkpoint-store.js";
 export * from "./errors.js";
 export * from "./job.js";
 export * from "./metrics.js";
