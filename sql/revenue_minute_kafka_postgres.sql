@@ -26,7 +26,11 @@ SET 'table.local-time-zone' = 'Asia/Seoul';
 -- Deduplication window for producer retries (a correctness policy, not a memory knob).
 SET 'table.exec.state.ttl' = '24 h';
 
+-- One consistent checkpoint (Kafka offsets + operator state) every 10 s, kept on disk; after a
+-- crash, `weir run sql/revenue_minute_kafka_postgres.sql --restore out/checkpoints/revenue_minute`
+-- continues from the latest one, and the upserts converge to the same rows.
 SET 'execution.checkpointing.interval' = '10 s';
+SET 'execution.checkpointing.dir' = 'out/checkpoints/revenue_minute';
 
 CREATE TABLE order_paid (
   event_id STRING,

@@ -2,7 +2,8 @@
 // broker and a real Postgres: order-paid JSON events (out of order, duplicated, late) in a fresh
 // topic → deduplicated, revenue per store and currency per KST minute → upserted into
 // revenue_minute. The expected rows are computed independently from the event file.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { brokers, KafkaFixture, runSql } from "./kafka-helpers.js";
@@ -86,7 +87,8 @@ function rewrite(topic: string, table: string, opts: { bounded: boolean; appName
     .replace("'weir-revenue-minute'", `'${topic}-group'`)
     .replace("'jdbc:postgresql://127.0.0.1:5432/postgres'", `'${url.toString()}'`)
     .replace("'table-name' = 'revenue_minute'", `'table-name' = '${table}'`)
-    .replace(/\s*'username' = 'postgres',\n\s*'password' = 'postgres',/, "");
+    .replace(/\s*'username' = 'postgres',\n\s*'password' = 'postgres',/, "")
+    .replace("'out/checkpoints/revenue_minute'", `'${mkdtempSync(join(tmpdir(), "weir-cp-"))}'`);
   if (!opts.bounded) sql = sql.replace("  'scan.bounded.mode' = 'latest-offset',\n", "");
   for (const needle of [topic, brokers(), table]) expect(sql).toContain(needle);
   expect(sql.includes("'scan.bounded.mode'")).toBe(opts.bounded);
