@@ -411,7 +411,8 @@ export class Job {
       const m = cp.metrics.sources[s.node.id];
       if (m) {
         s.recordsRead = m.recordsRead;
-        for (const [k, v] of Object.entries(m.counters)) if (!s.counters.has(k)) s.counters.set(k, v);
+        // Counters are cumulative: what this run counted so far (e.g. in a restore) adds to them.
+        for (const [k, v] of Object.entries(m.counters)) s.counters.set(k, (s.counters.get(k) ?? 0) + v);
       }
     }
     for (const rt of this.graph.operators()) {
@@ -432,7 +433,8 @@ export class Job {
       const m = cp.metrics.sinks[s.node.id];
       if (m) {
         s.recordsWritten = m.recordsWritten;
-        for (const [k, v] of Object.entries(m.counters)) if (!s.counters.has(k)) s.counters.set(k, v);
+        // Counters are cumulative: what this run counted so far (e.g. in a restore) adds to them.
+        for (const [k, v] of Object.entries(m.counters)) s.counters.set(k, (s.counters.get(k) ?? 0) + v);
       }
     }
     // A source that had ended before the checkpoint ends again now, without taking a poll's
