@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
  * the repository root: parse, bind, plan and (for INSERT / SELECT over bounded sources) run.
  *
  * Markers, each an HTML comment on the line(s) right before the block:
- * - `<!-- not-runnable: reason -->` skips the block (fragments; keep them rare);
+ * - `<!-- continues: reason -->` runs the block in the working directory of the file's previous
+ *   block (to read what it wrote);
  * - `<!-- plan-only: reason -->` plans without running (`weir run --dry-run`), for sources that
  *   need a server (Kafka, Postgres);
  * - `<!-- exit: N -->` expects exit code N instead of 0 (examples of errors).
@@ -28,7 +29,7 @@ interface SqlExample {
   readonly file: string;
   readonly line: number;
   readonly sql: string;
-  readonly skip?: string;
+  readonly continues?: string;
   readonly planOnly?: string;
   readonly exit: number;
   readonly output?: string;
@@ -53,13 +54,15 @@ function extractSqlExamples(file: string, text: string): SqlExample[] {
     const start = i;
     const body: string[] = [];
     for (i++; i < lines.length && lines[i]!.trim() !== "```"; i++) body.push(lines[i]!);
-    let skip: string | undefined;
+    let continues: string | undefined;
     let planOnly: string | undefined;
     let exit = 0;
     for (let j = start - 1; j >= 0 && lines[j]!.trim().startsWith("<!--"); j--) {
       const m = /^<!--\s*([a-z-]+):\s*(.*?)\s*-->$/.exec(lines[j]!.trim());
       if (!m) continue;
-      if (m[1] === "not-runnable") skip = m[2]!;
+      if (m[1] === "continues") continues = m[2]!;
+      else if (m[1] === "not-runnable")
+        throw new Error(`${file}:${j + 1}: every docs example runs; use continues: or plan-only:`);
       else if (m[1] === "plan-only") planOnly = m[2]!;
       else if (m[1] === "exit") exit = Number(m[2]);
     }
@@ -81,7 +84,7 @@ function extractSqlExamples(file: string, text: string): SqlExample[] {
       line: start + 1,
       sql: body.join("\n"),
       exit,
-      ...(skip !== undefined ? { skip } : {}),
+      ...(continues !== undefined ? { continues } : {}),
       ...(planOnly !== undefined ? { planOnly } : {}),
       ...(output !== undefined ? { output } : {}),
     });
@@ -104,7 +107,7 @@ interface Run {
   readonly stderr: string;
 }
 
-async function runExample(ex: SqlExample): Promise<Run> {
+async function runExample(ex: SqlExample, cwd: string): Promise<Run> {
   const stdout: string[] = [];
   const stderr: string[] = [];
   const out: Output = { out: (l) => stdout.push(l), err: (l) => stderr.push(l) };
@@ -115,7 +118,7 @@ async function runExample(ex: SqlExample): Promise<Run> {
     },
   });
   const engine = new Engine({
-    cwd: workdir(),
+    cwd,
     out,
     connectors: createConnectorRegistry({ stdout: text(stdout), stderr: text(stderr) }),
   });
@@ -150,7 +153,7 @@ describe("extractSqlExamples", () => {
       "```text",
       "+I 1",
       "```",
-      "<!-- not-runnable: a fragment -->",
+      "<!-- continues: reads the file above -->",
       "```sql",
       "WHERE x",
       "```",
@@ -162,7 +165,7 @@ describe("extractSqlExamples", () => {
     ].join("\n");
     expect(extractSqlExamples("x.md", md)).toEqual([
       { file: "x.md", line: 2, sql: "SELECT 1;", exit: 0, output: "+I 1" },
-      { file: "x.md", line: 10, sql: "WHERE x", exit: 0, skip: "a fragment" },
+      { file: "x.md", line: 10, sql: "WHERE x", exit: 0, continues: "reads the file above" },
       { file: "x.md", line: 15, sql: "SELECT 2;", exit: 1, planOnly: "needs Kafka" },
     ]);
   });
@@ -171,18 +174,16 @@ describe("extractSqlExamples", () => {
 describe("SQL examples in docs/", () => {
   it("finds the examples", () => {
     expect(examples.length).toBeGreaterThan(20);
-    // Opting out stays rare.
-    expect(examples.filter((e) => e.skip !== undefined).length).toBeLessThan(examples.length / 10);
   });
 
+  const lastDir = new Map<string, string>();
   for (const ex of examples) {
     const name = `${ex.file}:${ex.line}`;
-    if (ex.skip !== undefined) {
-      it.skip(`${name} (${ex.skip})`, () => undefined);
-      continue;
-    }
     it(name, async () => {
-      const run = await runExample(ex);
+      // Blocks of a file run in order; a `continues` block reuses the previous block's directory.
+      const cwd = ex.continues !== undefined ? (lastDir.get(ex.file) ?? workdir()) : workdir();
+      lastDir.set(ex.file, cwd);
+      const run = await runExample(ex, cwd);
       expect(run.code, `${name}\n--- stderr:\n${run.stderr}\n--- stdout:\n${run.stdout}`).toBe(ex.exit);
       if (ex.output !== undefined) {
         const actual = ex.exit === 0 ? run.stdout : run.stderr;
