@@ -113,6 +113,22 @@ export class ChangeBatchBuilder {
     for (let i = 0; i < batch.length; i++) this.push(batch.ops[i] as Op, batch.rows[i]);
   }
 
+  /** The op of change `i` (< length) of what is accumulated. */
+  opAt(i: number): Op {
+    return this.ops[i] as Op;
+  }
+
+  /** The row of change `i` (< length) of what is accumulated. */
+  rowAt(i: number): Row {
+    return this.rows[i];
+  }
+
+  /** Drops what is accumulated, keeping the buffers (nothing handed out by `finish` shares them). */
+  clear(): void {
+    this.rows.length = 0;
+    this.n = 0;
+  }
+
   /** Returns the accumulated batch and resets the builder; the batch owns the old buffers. */
   finish(): ChangeBatch {
     const batch: ChangeBatch = { ops: this.ops.subarray(0, this.n), rows: this.rows, length: this.n };

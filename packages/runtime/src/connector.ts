@@ -32,6 +32,12 @@ export interface SourceReaderContext {
   readonly settings: Readonly<Record<string, string>>;
   /** Directory that relative `'path'` options resolve against (the script's working directory). */
   readonly cwd: string;
+  /**
+   * The event time (epoch ms) of a connector row — the table's rowtime column, computed columns
+   * evaluated — or null/undefined when it has none; absent when the table declares no watermark.
+   * Readers that merge several splits order them by it (see the Kafka source).
+   */
+  readonly rowtime?: (row: Row) => unknown;
 }
 
 export interface SourceReader {
@@ -50,6 +56,8 @@ export interface SourceReader {
   position(): Json;
   /** Resumes from a position that `position()` returned (before the first poll). */
   restore(position: Json): Promise<void>;
+  /** Records on the service after the position, per split (Kafka: end offset − position). */
+  lag?(): { readonly [split: string]: number };
   close(): Promise<void>;
 }
 

@@ -49,6 +49,8 @@ export interface KafkaConsumerConfig {
   readUncommitted?: boolean;
   maxWaitTimeInMs?: number;
   allowAutoTopicCreation?: boolean;
+  /** How old kafkajs lets its metadata get: new partitions are noticed when it refreshes. */
+  metadataMaxAge?: number;
 }
 
 /** One record of a fetched batch. `batchContext` is untyped kafkajs internals, read defensively. */
@@ -107,6 +109,11 @@ export interface KafkaBatchEndPayload {
   readonly partition: number;
   readonly batchSize: number;
   readonly lastOffset: string;
+}
+
+/** Payload of `GROUP_JOIN`: the partitions assigned to this member, per topic. */
+export interface KafkaGroupJoinPayload {
+  readonly memberAssignment: Readonly<Record<string, readonly number[]>>;
 }
 
 export interface KafkaCrashPayload {

@@ -10,6 +10,8 @@ export interface PartitionRange {
   readonly start: number;
   /** Offset to stop before (exclusive), or null for an unbounded source. */
   readonly end: number | null;
+  /** The partition's end offset (next offset to be written; last stable for read_committed) at open. */
+  readonly high: number;
 }
 
 interface Watermarks {
@@ -129,7 +131,13 @@ export async function resolveRanges(
       }
       // An offset below the log start (deleted by retention) reads from the log start.
       s = Math.max(s, marks.low.get(partition) ?? 0);
-      out.push({ topic, partition, start: s, end: end === null ? null : (end.get(partition) ?? 0) });
+      out.push({
+        topic,
+        partition,
+        start: s,
+        end: end === null ? null : (end.get(partition) ?? 0),
+        high: marks.high.get(partition) ?? s,
+      });
     }
   }
   return out;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { DataType, SourceNode } from "@weir/planner";
+import { type DataType, parseDuration, type SourceNode } from "@weir/planner";
 import {
   ChangeBatchBuilder,
   ConnectorError,
@@ -21,6 +21,7 @@ import type {
   KafkaConsumer,
   KafkaCrashPayload,
   KafkaEvent,
+  KafkaGroupJoinPayload,
   KafkaMessage,
 } from "./client.js";
 import { KeyDecoder, type MessageDecoder, messageDecoder } from "./codec.js";
@@ -29,41 +30,81 @@ import { resolveRanges } from "./offsets.js";
 import { connectionConfig, type KafkaColumn, type KafkaLayout, kafkaLayout, topicList } from "./options.js";
 import { findRestoreGaps, gapSize, restoreGapError, type SavedPartition } from "./restore-gaps.js";
 
-/** Per topic-partition progress. Invariant: `next ≤ fetched`; records in `[next, fetched)` are buffered. */
+/**
+ * Per topic-partition progress. Invariant: `next ≤ fetched`; the records in `[next, fetched)` are
+ * buffered in `chunks` (and `head`), in offset order.
+ */
 interface PartitionState {
   readonly topic: string;
   readonly partition: number;
   /** The split id: `<topic>-<partition>`. */
   readonly split: string;
+  /** Tie-break of the merge: partitions sort by topic, then partition number. */
+  order: number;
   /** Offset after the last record handed out by `poll` (the position). */
   next: number;
   /** Offset after the last record put into the buffer. */
   fetched: number;
   readonly end: number | null;
+  /**
+   * The offset up to which the broker is known to hold readable records (the last-stable offset
+   * of a `read_committed` read, from the partition's offsets at open and every refresh); a
+   * partition with `fetched < high` has records the merge must wait for.
+   */
+  high: number;
+  /** Paused because its buffer is full (`PARTITION_HIGH_WATER`), or because it reached its end. */
   paused: boolean;
+  readonly chunks: Chunk[];
+  /** Buffered records not yet decoded into `head` or handed out. */
+  buffered: number;
+  /** Whether the next record is decoded (into `headOps`/`headRows`), waiting for its turn in the merge. */
+  head: boolean;
+  readonly headOps: Op[];
+  readonly headRows: Row[];
+  /** The merge key of `head`: its event time (or the record timestamp without a watermark). */
+  headTime: number;
+  /** The offset of `head`'s record. */
+  headOffset: number;
 }
 
 /** Fetched records of one partition, waiting for `poll`; `advanceTo` is where the chunk leaves `next`. */
 interface Chunk {
-  readonly part: PartitionState;
   readonly messages: KafkaMessage[];
   index: number;
   readonly advanceTo: number;
 }
 
-/** Buffered records above which the consumer is paused, and below which it resumes. */
-const HIGH_WATER = 20_000;
-const LOW_WATER = 5_000;
+/**
+ * Buffered records of one partition above which its fetching is paused, and below which it
+ * resumes: a partition that runs ahead in the merge waits without holding unbounded memory.
+ */
+const PARTITION_HIGH_WATER = 32_768;
+const PARTITION_LOW_WATER = 16_384;
 const IDLE_WAIT_MS = 50;
+/** How often an unbounded source refreshes the partitions' end offsets (consumer lag, the merge). */
+const OFFSETS_REFRESH_MS = 1_000;
+/** Flink's default `'scan.topic-partition-discovery.interval'`; `0` turns discovery off. */
+const DEFAULT_DISCOVERY_MS = 5 * 60_000;
+/** kafkajs's metadata age when discovery is off (it still refreshes metadata after errors). */
+const NEVER_REFRESH_MS = 2_147_483_647;
 
 /**
  * The `kafka` and `upsert-kafka` sources. Each topic-partition is a split. Start and end offsets
  * are resolved once at open; the consumer is a kafkajs group member of a private group (so that
  * partitions are never shared with another consumer of `'properties.group.id'`), seeks to the
- * exact next offset of each partition on every assignment, and fills a bounded buffer that
- * `poll` drains (the consumer is paused while the buffer is full). The position — the next
- * offset per partition — is Weir's source of truth; offsets are committed to
+ * exact next offset of each partition on every assignment, and fills a bounded buffer per
+ * partition that `poll` drains (a partition is paused while its buffer is full). The position —
+ * the next offset per partition — is Weir's source of truth; offsets are committed to
  * `'properties.group.id'` only as a courtesy, when positions are taken and at close.
+ *
+ * **The merge.** `poll` hands out records in an order that depends only on the topic's contents,
+ * never on fetch timing: the next record is always the one with the smallest event time (the
+ * table's rowtime; the record timestamp when the table has no watermark) among the next records
+ * of the partitions, ties broken by topic and partition. A partition whose buffer is empty but
+ * that has records on the broker not yet fetched (`fetched < high`) holds the merge until they
+ * arrive; a partition that has read everything the broker had (caught up, or empty) does not.
+ * So a re-run, and a run restored from any checkpoint, interleave the partitions identically,
+ * and which rows are late does not depend on how the client's fetches interleave.
  */
 export class KafkaSourceReader implements SourceReader {
   private client!: KafkaClient;
@@ -79,15 +120,24 @@ export class KafkaSourceReader implements SourceReader {
   private keyAlways = false;
   private metadata: { column: number; get: MetadataGetter }[] = [];
   private readonly parts = new Map<string, PartitionState>();
-  private queue: Chunk[] = [];
-  private head = 0;
-  private buffered = 0;
-  private pausedAll = false;
+  /** `parts` in merge order (topic, partition). */
+  private ordered: PartitionState[] = [];
   private failure: Error | null = null;
+  /** Where the value decoder puts a record's rows. */
   private readonly scratch = new ChangeBatchBuilder(4);
   private commits: Promise<void> = Promise.resolve();
   private groupId: string | undefined;
   private committing = false;
+  private rowtime: ((row: Row) => unknown) | null = null;
+  private bounded = false;
+  private discoveryMs = 0;
+  private refreshing = false;
+  private lastRefresh = 0;
+  private topicNames: string[] = [];
+  /** The merge stopped at a partition whose records are still being fetched. */
+  private blocked = false;
+  /** Wakes a poll that waits for a batch (see `batchArrival`). */
+  private arrival: (() => void) | null = null;
 
   constructor(private readonly connect: KafkaConnect) {}
 
@@ -95,6 +145,7 @@ export class KafkaSourceReader implements SourceReader {
     const { node } = ctx;
     this.node = node;
     this.metrics = ctx.metrics;
+    this.rowtime = ctx.rowtime ?? null;
     this.upsert = node.connector === "upsert-kafka";
     // upsert-kafka reads the whole compacted topic (Flink's connector has no startup mode).
     const options: Readonly<Record<string, string>> =
@@ -102,6 +153,14 @@ export class KafkaSourceReader implements SourceReader {
         ? { ...node.options, "scan.startup.mode": "earliest-offset" }
         : node.options;
     this.groupId = options["properties.group.id"];
+    this.bounded = (options["scan.bounded.mode"] ?? "unbounded") !== "unbounded";
+    // A bounded read ends at the end offsets resolved at open: it discovers no partitions.
+    const discovery = options["scan.topic-partition-discovery.interval"];
+    this.discoveryMs = this.bounded
+      ? 0
+      : discovery === undefined
+        ? DEFAULT_DISCOVERY_MS
+        : (parseDuration(discovery) ?? DEFAULT_DISCOVERY_MS);
     const columns: KafkaColumn[] = [];
     const outputToColumn = new Map<number, number>();
     node.columns.forEach((c, i) => {
@@ -126,6 +185,7 @@ export class KafkaSourceReader implements SourceReader {
     this.admin = this.client.admin();
     await this.external(() => this.admin.connect(), "cannot connect to Kafka");
     const topics = await this.external(() => this.topics(), "cannot list topics");
+    this.topicNames = topics;
     const metadata = await this.external(
       () => this.admin.fetchTopicMetadata({ topics }),
       `cannot read the metadata of ${topics.join(", ")}`,
@@ -138,18 +198,55 @@ export class KafkaSourceReader implements SourceReader {
       );
     }
     const ranges = await resolveRanges(this.admin, node.table, options, partitions);
-    for (const r of ranges) {
-      const split = `${r.topic}-${r.partition}`;
-      this.parts.set(split, {
-        topic: r.topic,
-        partition: r.partition,
-        split,
-        next: r.start,
-        fetched: r.start,
-        end: r.end,
-        paused: false,
-      });
+    for (const r of ranges) this.addPartition(r.topic, r.partition, r.start, r.end, r.high);
+    this.lastRefresh = Date.now();
+  }
+
+  private addPartition(
+    topic: string,
+    partition: number,
+    start: number,
+    end: number | null,
+    high: number,
+  ): PartitionState {
+    const split = `${topic}-${partition}`;
+    const part: PartitionState = {
+      topic,
+      partition,
+      split,
+      order: 0,
+      next: start,
+      fetched: start,
+      end,
+      high,
+      paused: false,
+      chunks: [],
+      buffered: 0,
+      head: false,
+      headOps: [],
+      headRows: [],
+      headTime: 0,
+      headOffset: -1,
+    };
+    this.parts.set(split, part);
+    this.ordered = [...this.parts.values()].sort((a, b) =>
+      a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1,
+    );
+    this.ordered.forEach((p, i) => {
+      p.order = i;
+    });
+    return part;
+  }
+
+  /** The offset after the last readable record of every partition of `topics` (`split` → offset). */
+  private async fetchHighs(topics: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const topic of topics) {
+      for (const o of await this.admin.fetchTopicOffsets(topic)) {
+        out.set(`${topic}-${o.partition}`, Number(o.high));
+      }
     }
+    return out;
   }
 
   private async topics(): Promise<string[]> {
@@ -247,17 +344,27 @@ export class KafkaSourceReader implements SourceReader {
   /** Every assigned partition that still has records to read holds the watermark back. */
   splits(): readonly string[] {
     const out: string[] = [];
-    for (const p of this.parts.values()) if (p.end === null || p.next < p.end) out.push(p.split);
+    for (const p of this.ordered) if (p.end === null || p.next < p.end) out.push(p.split);
     return out;
   }
 
   position(): Json {
     const out: { [topic: string]: { [partition: string]: number } } = {};
-    for (const p of this.parts.values()) {
+    for (const p of this.ordered) {
       out[p.topic] ??= {};
       out[p.topic][String(p.partition)] = p.next;
     }
     this.commitCourtesy();
+    return out;
+  }
+
+  /**
+   * Consumer lag per partition: the records on the broker after the position (the end offset
+   * of a bounded read, else the partition's end offset at the last refresh, about every second).
+   */
+  lag(): { readonly [split: string]: number } {
+    const out: { [split: string]: number } = {};
+    for (const p of this.ordered) out[p.split] = Math.max(0, (p.end ?? p.high) - p.next);
     return out;
   }
 
@@ -272,68 +379,186 @@ export class KafkaSourceReader implements SourceReader {
     }
     if (this.finished()) return { kind: "end" };
     if (this.consumer === null) await this.start();
-    const out = new Map<PartitionState, ChangeBatchBuilder>();
-    let rows = 0;
-    let taken = 0;
-    while (this.head < this.queue.length && rows < maxRows) {
-      const chunk = this.queue[this.head];
-      const { part, messages } = chunk;
-      let builder = out.get(part);
-      while (chunk.index < messages.length && rows < maxRows) {
-        const m = messages[chunk.index++];
-        taken++;
-        builder ??= new ChangeBatchBuilder(Math.min(maxRows, messages.length));
-        rows += this.decode(m, part, builder);
-        part.next = Number(m.offset) + 1;
-      }
-      if (builder !== undefined && builder.length > 0) out.set(part, builder);
-      if (chunk.index === messages.length) {
-        if (chunk.advanceTo > part.next) part.next = chunk.advanceTo;
-        this.queue[this.head++] = undefined as unknown as Chunk;
-      }
+    if (!this.bounded) this.refreshHighs();
+    // The job loop runs without yielding to I/O while rows flow: let kafkajs take in its fetches.
+    await yieldToIo();
+    let result = this.merge(maxRows);
+    if (result === null && this.blocked) {
+      // Waiting for a partition's fetch: wake when a batch arrives rather than on a timer.
+      await this.batchArrival(IDLE_WAIT_MS);
+      result = this.merge(maxRows);
     }
-    if (this.head === this.queue.length) {
-      this.queue = [];
-      this.head = 0;
-    }
-    this.buffered -= taken;
-    if (this.pausedAll && this.buffered <= LOW_WATER) this.resumeAll();
-    if (rows > 0) {
-      const splits: SplitBatch[] = [];
-      for (const [part, b] of out) splits.push({ split: part.split, batch: b.finish() });
-      return { kind: "data", splits };
-    }
+    if (result !== null) return result;
     return this.finished() ? { kind: "end" } : { kind: "idle", waitMs: IDLE_WAIT_MS };
+  }
+
+  /**
+   * Hands out up to `maxRows` rows in merge order, as runs of one split each; null when none can
+   * be handed out now (`blocked` says whether a partition's fetch is awaited).
+   */
+  private merge(maxRows: number): PollResult | null {
+    const splits: SplitBatch[] = [];
+    let run: ChangeBatchBuilder | null = null;
+    let runPart: PartitionState | null = null;
+    let rows = 0;
+    const ordered = this.ordered;
+    while (rows < maxRows) {
+      // The partition with the smallest next event time; none while one must still be fetched.
+      let best: PartitionState | null = null;
+      let blocked = false;
+      for (let i = 0; i < ordered.length; i++) {
+        const p = ordered[i];
+        if (!p.head && !this.fillHead(p)) {
+          if (this.mustWait(p)) {
+            blocked = true;
+            break;
+          }
+          continue;
+        }
+        if (best === null || p.headTime < best.headTime) best = p;
+      }
+      this.blocked = blocked;
+      if (blocked || best === null) break;
+      if (runPart !== best) {
+        if (run !== null && runPart !== null) splits.push({ split: runPart.split, batch: run.finish() });
+        run = new ChangeBatchBuilder(64);
+        runPart = best;
+      }
+      const { headOps, headRows } = best;
+      for (let i = 0; i < headRows.length; i++) run!.push(headOps[i], headRows[i]);
+      rows += headRows.length;
+      best.next = best.headOffset + 1;
+      best.head = false;
+    }
+    if (run !== null && runPart !== null) splits.push({ split: runPart.split, batch: run.finish() });
+    for (const p of ordered) {
+      if (p.paused && !this.atEnd(p) && p.buffered <= PARTITION_LOW_WATER) this.resumePartition(p);
+    }
+    return rows > 0 ? { kind: "data", splits } : null;
+  }
+
+  /** Resolves when the next batch is buffered, or after `ms`. */
+  private batchArrival(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      const self = this;
+      function done(): void {
+        clearTimeout(t);
+        if (self.arrival === done) self.arrival = null;
+        resolve();
+      }
+      this.arrival = done;
+    });
+  }
+
+  /**
+   * Decodes `p`'s next buffered record into `head` (records that give no rows are passed over,
+   * advancing the position). Returns false when the buffer is empty.
+   */
+  private fillHead(p: PartitionState): boolean {
+    const chunks = p.chunks;
+    while (chunks.length > 0) {
+      const chunk = chunks[0];
+      if (chunk.index === chunk.messages.length) {
+        if (chunk.advanceTo > p.next) p.next = chunk.advanceTo;
+        chunks.shift();
+        continue;
+      }
+      const m = chunk.messages[chunk.index++];
+      p.buffered--;
+      p.headOps.length = 0;
+      p.headRows.length = 0;
+      const offset = Number(m.offset);
+      if (this.decode(m, p, p.headOps, p.headRows) === 0) {
+        p.next = offset + 1;
+        continue;
+      }
+      p.head = true;
+      p.headOffset = offset;
+      p.headTime = this.mergeKey(p.headRows[0], m);
+      return true;
+    }
+    return false;
+  }
+
+  /** The merge key of a record: the row's event time, else the record's timestamp. */
+  private mergeKey(row: Row, m: KafkaMessage): number {
+    if (this.rowtime !== null) {
+      const t = this.rowtime(row);
+      if (typeof t === "number") return t;
+      // NULL or invalid event times fail (or are routed) in the source operator; merge them first.
+      return Number.NEGATIVE_INFINITY;
+    }
+    return Number(m.timestamp);
+  }
+
+  /** An empty-buffered partition the merge waits for: it has records on the broker not yet fetched. */
+  private mustWait(p: PartitionState): boolean {
+    // A discovered partition before its first batch (fetched < 0) does not hold the merge.
+    if (p.fetched < 0 || this.atEnd(p)) return false;
+    const readable = p.end === null ? p.high : Math.min(p.end, p.high);
+    return p.fetched < readable;
+  }
+
+  private atEnd(p: PartitionState): boolean {
+    return p.end !== null && p.fetched >= p.end && p.chunks.length === 0 && !p.head;
   }
 
   /** Bounded and every partition reached its end offset. */
   private finished(): boolean {
-    for (const p of this.parts.values()) if (p.end === null || p.next < p.end) return false;
+    for (const p of this.ordered) if (p.end === null || p.next < p.end) return false;
     return true;
   }
 
-  /** Decodes one record into rows of `out`; returns how many. Bad records fail or are skipped. */
-  private decode(m: KafkaMessage, part: PartitionState, out: ChangeBatchBuilder): number {
+  /**
+   * Refreshes the end offsets (for consumer lag and the merge) about every second, and looks for
+   * new partitions every `'scan.topic-partition-discovery.interval'`; in the background.
+   */
+  private refreshHighs(): void {
+    const now = Date.now();
+    if (this.refreshing || now - this.lastRefresh < OFFSETS_REFRESH_MS) return;
+    this.refreshing = true;
+    this.lastRefresh = now;
+    void this.fetchHighs(this.topicNames)
+      .then((highs) => {
+        for (const [split, high] of highs) {
+          const p = this.parts.get(split);
+          if (p !== undefined && high > p.high) p.high = high;
+        }
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        this.refreshing = false;
+      });
+  }
+
+  /** Decodes one record into rows (`ops`, `rows`); returns how many. Bad records fail or are skipped. */
+  private decode(m: KafkaMessage, part: PartitionState, ops: Op[], rows: Row[]): number {
     const keyed = this.keyDecoder;
     try {
       if (m.value === null) {
         if (!this.upsert || keyed === null) return 0; // Flink drops null values of the plain connector.
         const key = keyed.decode(m.key);
         if (key === null) throw new FormatError("a tombstone without a key");
-        out.push(Op.DELETE, this.assemble(null, key, m, part));
+        ops.push(Op.DELETE);
+        rows.push(this.assemble(null, key, m, part));
         return 1;
       }
       const scratch = this.scratch;
       this.valueDecoder.decode(m.value, scratch);
-      if (scratch.length === 0) return 0;
+      const n = scratch.length;
+      if (n === 0) return 0;
       const key = keyed !== null && this.keyAlways ? keyed.decode(m.key) : null;
-      const decoded = scratch.finish();
-      for (let i = 0; i < decoded.length; i++) {
-        out.push(decoded.ops[i] as Op, this.assemble(decoded.rows[i], key, m, part));
+      for (let i = 0; i < n; i++) {
+        ops.push(scratch.opAt(i));
+        rows.push(this.assemble(scratch.rowAt(i), key, m, part));
       }
-      return decoded.length;
+      scratch.clear();
+      return n;
     } catch (e) {
-      this.scratch.finish();
+      this.scratch.clear();
+      ops.length = 0;
+      rows.length = 0;
       if (!(e instanceof FormatError)) throw e;
       const ignore = this.valueDecoder.ignoreParseErrors || (keyed?.ignoreParseErrors ?? false);
       if (ignore) {
@@ -371,25 +596,30 @@ export class KafkaSourceReader implements SourceReader {
         (this.node.options["properties.isolation.level"] ?? "read_committed") === "read_uncommitted",
       maxWaitTimeInMs: 100,
       allowAutoTopicCreation: false,
+      // kafkajs notices new partitions of the subscribed topics when it refreshes its metadata.
+      metadataMaxAge: this.discoveryMs > 0 ? this.discoveryMs : NEVER_REFRESH_MS,
     });
     this.consumer = consumer;
     consumer.on(consumer.events.CRASH, (e: KafkaEvent<KafkaCrashPayload>) => {
       if (!e.payload.restart) this.failure = e.payload.error;
     });
-    consumer.on(consumer.events.GROUP_JOIN, () => this.seekAll());
+    consumer.on(consumer.events.GROUP_JOIN, (e: KafkaEvent<KafkaGroupJoinPayload>) =>
+      this.onAssignment(e.payload.memberAssignment),
+    );
     consumer.on(consumer.events.END_BATCH_PROCESS, (e: KafkaEvent<KafkaBatchEndPayload>) => {
       // A batch of only transaction markers or aborted records never reaches eachBatch: advance past it.
       if (e.payload.batchSize === 0)
         this.onBatch(e.payload.topic, e.payload.partition, [], e.payload.lastOffset);
     });
-    const topics = [...new Set([...this.parts.values()].map((p) => p.topic))];
+    const topics = [...new Set(this.ordered.map((p) => p.topic))];
     await this.external(() => consumer.connect(), "cannot connect the Kafka consumer");
     await this.external(() => consumer.subscribe({ topics, fromBeginning: true }), "cannot subscribe");
     await this.external(
       () =>
         consumer.run({
           autoCommit: false,
-          eachBatchAutoResolve: false,
+          // Each batch is taken whole into the buffer: kafkajs fetches on from after it.
+          eachBatchAutoResolve: true,
           partitionsConsumedConcurrently: 1,
           eachBatch: async ({ batch }: { batch: KafkaBatch }) => {
             this.onBatch(batch.topic, batch.partition, batch.messages, batch.lastOffset());
@@ -400,11 +630,30 @@ export class KafkaSourceReader implements SourceReader {
     this.seekAll();
   }
 
+  /**
+   * A (re)assignment: partitions of the subscribed topics that the source did not know yet were
+   * added to a topic while it ran (partition discovery); they are read from their earliest offset
+   * (kafkajs starts a private group there) and join the merge and the watermark. Unbounded only.
+   */
+  private onAssignment(assignment: Readonly<Record<string, readonly number[]>> | undefined): void {
+    if (assignment !== undefined && !this.bounded && this.discoveryMs > 0) {
+      for (const [topic, partitions] of Object.entries(assignment)) {
+        for (const partition of partitions) {
+          if (this.parts.has(`${topic}-${partition}`)) continue;
+          this.addPartition(topic, partition, 0, null, 0).fetched = -1;
+          this.count("partitionsDiscovered", 1);
+        }
+      }
+    }
+    this.seekAll();
+  }
+
   /** Seeks every partition to its fetch position (records before it are dropped if still delivered). */
   private seekAll(): void {
     const consumer = this.consumer;
     if (consumer === null) return;
-    for (const p of this.parts.values()) {
+    for (const p of this.ordered) {
+      if (p.fetched < 0) continue; // discovered: kafkajs reads it from the earliest offset
       consumer.seek({ topic: p.topic, partition: p.partition, offset: String(p.fetched) });
       if (p.end !== null && p.fetched >= p.end) this.pausePartition(p);
     }
@@ -413,6 +662,12 @@ export class KafkaSourceReader implements SourceReader {
   private onBatch(topic: string, partition: number, messages: KafkaMessage[], lastOffset: string): void {
     const part = this.parts.get(`${topic}-${partition}`);
     if (part === undefined) return;
+    if (part.fetched < 0) {
+      // A discovered partition's first batch: it starts at the partition's earliest record.
+      const first = messages.length > 0 ? Number(messages[0].offset) : Number(lastOffset) + 1;
+      part.fetched = first;
+      part.next = first;
+    }
     const accepted: KafkaMessage[] = [];
     for (const m of messages) {
       const o = Number(m.offset);
@@ -424,10 +679,12 @@ export class KafkaSourceReader implements SourceReader {
     if (part.end !== null && advanceTo > part.end) advanceTo = part.end;
     if (accepted.length === 0 && advanceTo === part.fetched) return;
     part.fetched = advanceTo;
-    this.queue.push({ part, messages: accepted, index: 0, advanceTo });
-    this.buffered += accepted.length;
+    if (advanceTo > part.high) part.high = advanceTo;
+    part.chunks.push({ messages: accepted, index: 0, advanceTo });
+    part.buffered += accepted.length;
+    this.arrival?.();
     if (part.end !== null && part.fetched >= part.end) this.pausePartition(part);
-    if (!this.pausedAll && this.buffered >= HIGH_WATER) this.pauseAll();
+    else if (part.buffered >= PARTITION_HIGH_WATER) this.pausePartition(part);
   }
 
   private pausePartition(p: PartitionState): void {
@@ -436,23 +693,10 @@ export class KafkaSourceReader implements SourceReader {
     this.consumer?.pause([{ topic: p.topic, partitions: [p.partition] }]);
   }
 
-  private pauseAll(): void {
-    this.pausedAll = true;
-    this.consumer?.pause(
-      [...new Set([...this.parts.values()].map((p) => p.topic))].map((topic) => ({ topic })),
-    );
-  }
-
-  private resumeAll(): void {
-    this.pausedAll = false;
-    const byTopic = new Map<string, number[]>();
-    for (const p of this.parts.values()) {
-      if (p.paused) continue;
-      const list = byTopic.get(p.topic) ?? [];
-      list.push(p.partition);
-      byTopic.set(p.topic, list);
-    }
-    this.consumer?.resume([...byTopic].map(([topic, partitions]) => ({ topic, partitions })));
+  private resumePartition(p: PartitionState): void {
+    if (!p.paused) return;
+    p.paused = false;
+    this.consumer?.resume([{ topic: p.topic, partitions: [p.partition] }]);
   }
 
   /**
@@ -463,7 +707,7 @@ export class KafkaSourceReader implements SourceReader {
     const groupId = this.groupId;
     if (groupId === undefined || this.admin === undefined || this.committing) return;
     const byTopic = new Map<string, { partition: number; offset: string }[]>();
-    for (const p of this.parts.values()) {
+    for (const p of this.ordered) {
       const list = byTopic.get(p.topic) ?? [];
       list.push({ partition: p.partition, offset: String(p.next) });
       byTopic.set(p.topic, list);
@@ -501,4 +745,8 @@ export class KafkaSourceReader implements SourceReader {
       );
     }
   }
+}
+
+function yieldToIo(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -79,6 +79,8 @@ export class Job {
   private pending: PendingCheckpoint | null = null;
   /** The node id from which the next poll looks for a live source (see `step`). */
   private pollCursor = 0;
+  /** The `waitMs` of the last idle poll result (the loop sleeps at most that long). */
+  private lastIdleWaitMs = MAX_IDLE_SLEEP_MS;
   private lastTick = Number.NEGATIVE_INFINITY;
   private lastFlush = 0;
   private closed = false;
@@ -120,7 +122,14 @@ export class Job {
     this.lastFlush = this.startedAt;
     const { cwd, collect } = this.options;
     for (const s of this.graph.sources()) {
-      await s.reader.open({ node: s.node, metrics: s.counters, settings: this.settings, cwd });
+      const rowtime = s.op.rowtimeOf();
+      await s.reader.open({
+        node: s.node,
+        metrics: s.counters,
+        settings: this.settings,
+        cwd,
+        ...(rowtime !== null ? { rowtime } : {}),
+      });
       for (const split of s.reader.splits?.() ?? []) s.op.tracker.addSplit(split);
     }
     for (const s of this.graph.sinks()) {
@@ -187,6 +196,7 @@ export class Job {
     } catch (e) {
       throw nodeFailure(rt.node, e);
     }
+    if (result.kind === "idle") this.lastIdleWaitMs = result.waitMs;
     this.pushSource(rt.node.id, result);
     return result.kind;
   }
@@ -296,6 +306,7 @@ export class Job {
         recordsRead: s.recordsRead,
         watermark: s.op.watermark,
         counters: Object.fromEntries(s.counters),
+        ...(s.reader.lag ? { lag: s.reader.lag() } : {}),
       };
     }
     for (const rt of this.graph.operators())
@@ -339,7 +350,7 @@ export class Job {
       if (kind === null) break;
       if (kind === "idle") {
         idleRound++;
-        idleWait = Math.min(idleWait, MAX_IDLE_SLEEP_MS);
+        idleWait = Math.min(idleWait, this.lastIdleWaitMs, MAX_IDLE_SLEEP_MS);
       } else {
         idleRound = 0;
         idleWait = Number.POSITIVE_INFINITY;

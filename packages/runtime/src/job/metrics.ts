@@ -18,6 +18,11 @@ export interface SourceMetrics {
   readonly watermark: number | null;
   /** The connector's own counters (skipped bad records, bytes, ...). */
   readonly counters: { readonly [name: string]: number };
+  /**
+   * Consumer lag per split, for sources that can tell (Kafka: records on the broker after the
+   * position, per topic-partition). A gauge of this run, not carried across restores.
+   */
+  readonly lag?: { readonly [split: string]: number };
 }
 
 export interface OperatorRunMetrics {

@@ -52,19 +52,55 @@ export class SourceOperator {
     this.onEvent = (node.options["scan.watermark.emit.strategy"] ?? "on-event") === "on-event";
   }
 
+  /**
+   * The event time of a connector row (before computed columns), for readers that merge splits
+   * by event time; null when the table has no watermark.
+   */
+  rowtimeOf(): ((row: Row) => unknown) | null {
+    const col = this.watermarkColumn;
+    if (col < 0) return null;
+    const physical = this.physicalIndex[col];
+    if (physical >= 0) return (row) => row[physical];
+    // A computed rowtime is evaluated once: the value is appended to the connector row, where
+    // `complete` takes it instead of evaluating the column again.
+    const fn = this.computed.find((c) => c.index === col)!.fn;
+    const idx = this.physicalIndex;
+    const width = this.physicalCount;
+    const full: Row = new Array(idx.length).fill(null);
+    return (row) => {
+      if (row.length > width) return row[width];
+      for (let c = 0; c < idx.length; c++) full[c] = idx[c] < 0 ? null : row[idx[c]];
+      let value: unknown;
+      try {
+        value = fn(full);
+      } catch {
+        return null; // `complete` evaluates it again and reports the failure, in order
+      }
+      row.push(value);
+      return value;
+    };
+  }
+
   /** Messages for one poll result, in order; `emit` is called synchronously. */
   process(result: PollResult, emit: (m: Message) => void): number {
     switch (result.kind) {
       case "data": {
         let n = 0;
-        for (const s of result.splits) {
-          if (s.batch.length === 0) continue;
-          const batch = this.complete(s.batch);
-          n += batch.length;
-          if (this.watermarkExpr === null) emit(Message.data(batch));
-          else if (this.onEvent) this.emitOnEvent(s.split, batch, emit);
-          else {
-            this.track(s.split, batch);
+        if (this.watermarkExpr !== null && this.onEvent) {
+          const out = new ChangeBatchBuilder(64);
+          for (const s of result.splits) {
+            if (s.batch.length === 0) continue;
+            const batch = this.complete(s.batch);
+            n += batch.length;
+            this.emitOnEvent(s.split, batch, out, emit);
+          }
+          if (out.length > 0) emit(Message.data(out.finish()));
+        } else {
+          for (const s of result.splits) {
+            if (s.batch.length === 0) continue;
+            const batch = this.complete(s.batch);
+            n += batch.length;
+            if (this.watermarkExpr !== null) this.track(s.split, batch);
             emit(Message.data(batch));
           }
         }
@@ -115,12 +151,16 @@ export class SourceOperator {
     }
     const out = new ChangeBatchBuilder(batch.length);
     const idx = this.physicalIndex;
+    const width = this.physicalCount;
+    const wmCol = this.watermarkColumn;
     for (let i = 0; i < batch.length; i++) {
       const src = batch.rows[i];
-      if (src.length !== this.physicalCount) this.badWidth(src);
+      // One more value than the physical ones: the rowtime, computed by `rowtimeOf` already.
+      const cached = src.length === width + 1;
+      if (src.length !== width && !cached) this.badWidth(src);
       const row: Row = new Array(idx.length);
       for (let c = 0; c < idx.length; c++) row[c] = idx[c] < 0 ? null : src[idx[c]];
-      for (const cc of this.computed) row[cc.index] = cc.fn(row);
+      for (const cc of this.computed) row[cc.index] = cached && cc.index === wmCol ? src[width] : cc.fn(row);
       out.push(batch.ops[i] as Op, row);
     }
     return out.finish();
@@ -129,29 +169,35 @@ export class SourceOperator {
   /**
    * `'scan.watermark.emit.strategy' = 'on-event'` (Weir's default): the watermark is emitted right
    * after the row that advanced it, so whether a later row is late does not depend on how rows
-   * were batched — a run, a re-run and a run restored from a checkpoint agree. The batch is cut
-   * only where the watermark advances.
+   * were batched — a run, a re-run and a run restored from a checkpoint agree. Rows collect in
+   * `out` (across the splits of one poll, in the order the reader merged them), which is cut only
+   * where the watermark advances. Every row counts as activity of its split for idleness, whether
+   * or not it advances the split's watermark.
    */
-  private emitOnEvent(split: string, batch: ChangeBatch, emit: (m: Message) => void): void {
+  private emitOnEvent(
+    split: string,
+    batch: ChangeBatch,
+    out: ChangeBatchBuilder,
+    emit: (m: Message) => void,
+  ): void {
     const col = this.watermarkColumn;
     const expr = this.watermarkExpr!;
     let max = this.splitMax.get(split) ?? Number.NEGATIVE_INFINITY;
-    let start = 0;
     for (let i = 0; i < batch.length; i++) {
       const row = batch.rows[i];
       if (row[col] === null || row[col] === undefined) this.nullRowtime(col);
+      out.push(batch.ops[i] as Op, row);
       const w = expr(row);
       if (typeof w !== "number" || w <= max) continue;
       max = w;
       this.tracker.onRecord(split, w);
       const ev = this.tracker.poll();
       if (ev === null) continue;
-      emit(Message.data(slice(batch, start, i + 1)));
-      start = i + 1;
+      emit(Message.data(out.finish()));
       emit(ev);
     }
     this.splitMax.set(split, max);
-    if (start < batch.length) emit(Message.data(start === 0 ? batch : slice(batch, start, batch.length)));
+    this.tracker.onRecord(split, max);
   }
 
   private nullRowtime(col: number): never {
@@ -183,8 +229,4 @@ export class SourceOperator {
       `table '${this.node.table}': the connector '${this.node.connector}' produced a row of ${row.length} values, expected ${this.physicalCount} (physical and metadata columns)`,
     );
   }
-}
-
-function slice(batch: ChangeBatch, start: number, end: number): ChangeBatch {
-  return { ops: batch.ops.slice(start, end), rows: batch.rows.slice(start, end), length: end - start };
 }
