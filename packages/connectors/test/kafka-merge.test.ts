@@ -2,7 +2,7 @@
 // test chooses: the rows handed out, and the positions, depend only on the topic's contents.
 // (The same properties against the real broker, at volume: test/integration/kafka-volume.test.ts.)
 import { type SourceNode, T } from "@weir/planner";
-import { opDisplay, type PollResult, type Row } from "@weir/runtime";
+import { type Op, opDisplay, type PollResult, type Row } from "@weir/runtime";
 import { describe, expect, it } from "vitest";
 import type { KafkaBatch, KafkaClient, KafkaConsumer, KafkaMessage } from "../src/kafka/client.js";
 import { KafkaSourceReader } from "../src/kafka/source.js";
@@ -108,7 +108,7 @@ function node(bounded = true): SourceNode {
 function rowsOf(result: PollResult): string[] {
   if (result.kind !== "data") return [];
   return result.splits.flatMap((s) =>
-    s.batch.rows.map((r: Row, i) => `${s.split} ${opDisplay(s.batch.ops[i])} ${r[0]} t=${r[1]}`),
+    s.batch.rows.map((r: Row, i) => `${s.split} ${opDisplay(s.batch.ops[i] as Op)} ${r[0]} t=${r[1]}`),
   );
 }
 

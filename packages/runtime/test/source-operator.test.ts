@@ -53,7 +53,7 @@ function node(computedRowtime = false): SourceNode {
 }
 
 function watermarks(messages: Message[]): (number | string)[] {
-  return messages.flatMap((m) =>
+  return messages.flatMap((m): (number | string)[] =>
     m.kind === "watermark" ? [m.timestamp] : m.kind === "idle" ? ["idle"] : [],
   );
 }
