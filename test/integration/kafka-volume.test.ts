@@ -7,7 +7,7 @@
 import type { KafkaSourceReader } from "@weir/connectors";
 import { T } from "@weir/planner";
 import { afterAll, describe, expect, it } from "vitest";
-import { brokers, KafkaFixture, openReader, runSql, sourceNode } from "./kafka-helpers.js";
+import { brokers, KafkaFixture, openReader, sourceNode } from "./kafka-helpers.js";
 import { eventually, startScript } from "./pg-helpers.js";
 
 const kafka = new KafkaFixture();
