@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatSummary, ProgressLine } from "../src/engine/summary.js";
+import { JOB_HEADERS, type JobInfo, jobRow } from "../src/repl/jobs.js";
 
 const metrics = (ms: number, read: number, written: number, watermark: number | null) => ({
   durationMs: ms,
@@ -31,5 +32,33 @@ describe("the live progress line", () => {
       "  sink revenue (postgres): 7 changes written",
       "  window-aggregate #2: 2 late records dropped",
     ]);
+  });
+});
+
+describe("consumer lag", () => {
+  const withLag = (lag: Record<string, number>) => {
+    const m = metrics(1000, 100, 7, null);
+    return { ...m, sources: { "0": { ...m.sources["0"], lag } } };
+  };
+
+  it("the summary and the progress line show the total and each partition that lags", () => {
+    expect(formatSummary(withLag({ "orders-0": 0, "orders-1": 1200, "orders-2": 5 }))[1]).toBe(
+      "  source orders (kafka): 100 records read, watermark none yet, consumer lag 1205 (orders-1: 1200, orders-2: 5)",
+    );
+    expect(formatSummary(withLag({ "orders-0": 0 }))[1]).toBe(
+      "  source orders (kafka): 100 records read, watermark none yet, consumer lag 0",
+    );
+    const lines: string[] = [];
+    new ProgressLine((t) => lines.push(t)).update(withLag({ "orders-0": 3, "orders-1": 4 }));
+    expect(lines[0]).toContain("orders 100 in (100/s), watermark none yet, lag 7 |");
+  });
+
+  it("SHOW JOBS has a consumer lag column: the sum over the job's Kafka sources, '-' without one", () => {
+    const job = (m: ReturnType<typeof metrics>) =>
+      ({ id: "j", name: "n", state: "RUNNING", startedAt: 0, metrics: m }) as unknown as JobInfo;
+    const col = JOB_HEADERS.indexOf("consumer lag");
+    expect(col).toBeGreaterThan(JOB_HEADERS.indexOf("watermark"));
+    expect(jobRow(job(withLag({ "orders-0": 3, "orders-1": 4 })))[col]).toBe("7");
+    expect(jobRow(job(metrics(1000, 1, 1, null)))[col]).toBe("-");
   });
 });

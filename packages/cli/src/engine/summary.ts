@@ -18,8 +18,9 @@ export function formatSummary(metrics: JobMetrics): string[] {
       .filter(([k, v]) => v > 0 && k !== "recordsRead")
       .map(([k, v]) => `, ${v} ${humanCounter(k)}`)
       .join("");
+    const lag = s.lag ? `, ${formatLag(s.lag)}` : "";
     lines.push(
-      `  source ${s.table} (${s.connector}): ${s.recordsRead} records read${extra}, watermark ${formatWatermark(s.watermark)}`,
+      `  source ${s.table} (${s.connector}): ${s.recordsRead} records read${extra}, watermark ${formatWatermark(s.watermark)}${lag}`,
     );
   }
   for (const s of Object.values(metrics.sinks)) {
@@ -50,6 +51,21 @@ export function formatCheckpointSummary(c: {
   return lines;
 }
 
+/**
+ * Consumer lag of a source: the records on the broker after its position, in all and for each
+ * partition that lags (`consumer lag 0` when it is caught up).
+ */
+export function formatLag(lag: { readonly [split: string]: number }): string {
+  const total = totalLag(lag);
+  const behind = Object.entries(lag).filter(([, n]) => n > 0);
+  const detail = behind.length > 0 ? ` (${behind.map(([split, n]) => `${split}: ${n}`).join(", ")})` : "";
+  return `consumer lag ${total}${detail}`;
+}
+
+export function totalLag(lag: { readonly [split: string]: number }): number {
+  return Object.values(lag).reduce((n, v) => n + v, 0);
+}
+
 function humanCounter(name: string): string {
   return name.replace(/([A-Z])/g, " $1").toLowerCase();
 }
@@ -72,7 +88,8 @@ export class ProgressLine {
     const rate = (now: number, before: number) => (dt > 0 ? Math.round((now - before) / dt) : 0);
     const parts = Object.entries(metrics.sources).map(([id, s]) => {
       const r = rate(s.recordsRead, this.last?.read.get(id) ?? 0);
-      return `${s.table} ${s.recordsRead} in (${r}/s), watermark ${formatWatermark(s.watermark)}`;
+      const lag = s.lag ? `, lag ${totalLag(s.lag)}` : "";
+      return `${s.table} ${s.recordsRead} in (${r}/s), watermark ${formatWatermark(s.watermark)}${lag}`;
     });
     const w = rate(written, this.last?.written ?? 0);
     parts.push(`${written} out (${w}/s)`);

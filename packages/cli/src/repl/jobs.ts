@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { PhysicalDag } from "@weir/planner";
-import type { JobMetrics, JobOptions, JobResult } from "@weir/runtime";
-import { formatWatermark } from "../engine/summary.js";
+import type { JobMetrics, JobOptions, JobResult, SourceMetrics } from "@weir/runtime";
+import { formatWatermark, totalLag } from "../engine/summary.js";
 
 /** Flink's job states, as SHOW JOBS prints them. */
 export type JobState = "RUNNING" | "FINISHED" | "FAILED" | "CANCELED";
@@ -110,8 +110,15 @@ export const JOB_HEADERS = [
   "records in",
   "records out",
   "watermark",
+  "consumer lag",
   "start time",
 ];
+
+/** The consumer lag of the job's sources that can tell (Kafka), in all; `-` when none can. */
+function lagColumn(sources: readonly SourceMetrics[]): string {
+  const lags = sources.flatMap((s) => (s.lag ? [s.lag] : []));
+  return lags.length === 0 ? "-" : String(lags.reduce((n, l) => n + totalLag(l), 0));
+}
 
 /** One SHOW JOBS row: records read by all sources, written by all sinks, the lowest source watermark. */
 export function jobRow(job: JobInfo): string[] {
@@ -135,6 +142,7 @@ export function jobRow(job: JobInfo): string[] {
     String(recordsIn),
     String(recordsOut),
     formatWatermark(wm),
+    lagColumn(sources),
     new Date(job.startedAt).toISOString().replace("T", " ").replace("Z", ""),
   ];
 }
