@@ -231,8 +231,9 @@ export async function pollChanges(
       continue;
     }
     for (const s of r.splits) {
-      for (const [op, row] of ChangeBatch.toArray(s.batch))
-        reads.push({ split: s.split, change: show(op, row) });
+      ChangeBatch.toArray(s.batch).forEach(([op, row], i) => {
+        reads.push({ split: s.rowSplits?.[i] ?? s.split, change: show(op, row) });
+      });
     }
   }
   return { reads, ended: false };

@@ -108,7 +108,9 @@ function node(bounded = true): SourceNode {
 function rowsOf(result: PollResult): string[] {
   if (result.kind !== "data") return [];
   return result.splits.flatMap((s) =>
-    s.batch.rows.map((r: Row, i) => `${s.split} ${opDisplay(s.batch.ops[i] as Op)} ${r[0]} t=${r[1]}`),
+    s.batch.rows.map(
+      (r: Row, i) => `${s.rowSplits?.[i] ?? s.split} ${opDisplay(s.batch.ops[i] as Op)} ${r[0]} t=${r[1]}`,
+    ),
   );
 }
 

@@ -15,6 +15,11 @@ export interface SplitBatch {
   readonly split: string;
   /** The physical and metadata column values, in the source node's column order (computed columns excluded). */
   readonly batch: ChangeBatch;
+  /**
+   * When present, the batch holds the rows of several splits in the order the reader merged
+   * them: row i is of split `rowSplits[i]` (and `split` is the first row's).
+   */
+  readonly rowSplits?: readonly string[];
 }
 
 export type PollResult =

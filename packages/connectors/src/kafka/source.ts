@@ -57,8 +57,8 @@ interface PartitionState {
   readonly chunks: Chunk[];
   /** Buffered records not yet decoded into `head` or handed out. */
   buffered: number;
-  /** Whether the next record is decoded (into `headOps`/`headRows`), waiting for its turn in the merge. */
-  head: boolean;
+  /** The rows of the decoded next record (in `headOps`/`headRows`), waiting for its turn in the merge; 0: none. */
+  headLength: number;
   readonly headOps: Op[];
   readonly headRows: Row[];
   /** The merge key of `head`: its event time (or the record timestamp without a watermark). */
@@ -116,6 +116,8 @@ export class KafkaSourceReader implements SourceReader {
   private upsert = false;
   private valueDecoder!: MessageDecoder;
   private keyDecoder: KeyDecoder | null = null;
+  /** The value decoder's rows are the connector rows (see `open`). */
+  private valueIsRow = false;
   /** Decode the key of every record (EXCEPT_KEY, or tombstones of upsert-kafka). */
   private keyAlways = false;
   private metadata: { column: number; get: MetadataGetter }[] = [];
@@ -123,6 +125,8 @@ export class KafkaSourceReader implements SourceReader {
   /** `parts` in merge order (topic, partition). */
   private ordered: PartitionState[] = [];
   private failure: Error | null = null;
+  /** Where `merge` collects the rows it hands out. */
+  private readonly out = new ChangeBatchBuilder(1024);
   /** Where the value decoder puts a record's rows. */
   private readonly scratch = new ChangeBatchBuilder(4);
   private commits: Promise<void> = Promise.resolve();
@@ -176,6 +180,12 @@ export class KafkaSourceReader implements SourceReader {
     const pk = node.primaryKey ? node.primaryKey.map((i) => outputToColumn.get(i) ?? -1) : null;
     this.layout = kafkaLayout(node.table, this.upsert ? "upsert-kafka" : "kafka", options, columns, pk);
     this.valueDecoder = messageDecoder(this.layout.value);
+    // The value decoder's row is the connector row as it is: no key, no metadata, same columns.
+    this.valueIsRow =
+      this.layout.key === null &&
+      this.metadata.length === 0 &&
+      this.layout.value.fields.length === this.layout.width &&
+      this.layout.value.fields.every((f, i) => f.column === i);
     if (this.layout.key !== null) {
       this.keyDecoder = new KeyDecoder(this.layout.key);
       this.keyAlways = !this.layout.valueFieldsIncludeAll;
@@ -222,7 +232,7 @@ export class KafkaSourceReader implements SourceReader {
       paused: false,
       chunks: [],
       buffered: 0,
-      head: false,
+      headLength: 0,
       headOps: [],
       headRows: [],
       headTime: 0,
@@ -397,18 +407,17 @@ export class KafkaSourceReader implements SourceReader {
    * be handed out now (`blocked` says whether a partition's fetch is awaited).
    */
   private merge(maxRows: number): PollResult | null {
-    const splits: SplitBatch[] = [];
-    let run: ChangeBatchBuilder | null = null;
-    let runPart: PartitionState | null = null;
-    let rows = 0;
+    const out = this.out;
+    const rowSplits: string[] = [];
+    let mixed = false;
     const ordered = this.ordered;
-    while (rows < maxRows) {
+    while (out.length < maxRows) {
       // The partition with the smallest next event time; none while one must still be fetched.
       let best: PartitionState | null = null;
       let blocked = false;
       for (let i = 0; i < ordered.length; i++) {
         const p = ordered[i];
-        if (!p.head && !this.fillHead(p)) {
+        if (p.headLength === 0 && !this.fillHead(p)) {
           if (this.mustWait(p)) {
             blocked = true;
             break;
@@ -419,22 +428,24 @@ export class KafkaSourceReader implements SourceReader {
       }
       this.blocked = blocked;
       if (blocked || best === null) break;
-      if (runPart !== best) {
-        if (run !== null && runPart !== null) splits.push({ split: runPart.split, batch: run.finish() });
-        run = new ChangeBatchBuilder(64);
-        runPart = best;
+      const { headOps, headRows, headLength, split } = best;
+      if (rowSplits.length > 0 && rowSplits[rowSplits.length - 1] !== split) mixed = true;
+      for (let i = 0; i < headLength; i++) {
+        out.push(headOps[i], headRows[i]);
+        rowSplits.push(split);
       }
-      const { headOps, headRows } = best;
-      for (let i = 0; i < headRows.length; i++) run!.push(headOps[i], headRows[i]);
-      rows += headRows.length;
       best.next = best.headOffset + 1;
-      best.head = false;
+      best.headLength = 0;
     }
-    if (run !== null && runPart !== null) splits.push({ split: runPart.split, batch: run.finish() });
     for (const p of ordered) {
       if (p.paused && !this.atEnd(p) && p.buffered <= PARTITION_LOW_WATER) this.resumePartition(p);
     }
-    return rows > 0 ? { kind: "data", splits } : null;
+    if (out.length === 0) return null;
+    const batch = out.finish();
+    return {
+      kind: "data",
+      splits: [mixed ? { split: rowSplits[0], batch, rowSplits } : { split: rowSplits[0], batch }],
+    };
   }
 
   /** Resolves when the next batch is buffered, or after `ms`. */
@@ -466,14 +477,13 @@ export class KafkaSourceReader implements SourceReader {
       }
       const m = chunk.messages[chunk.index++];
       p.buffered--;
-      p.headOps.length = 0;
-      p.headRows.length = 0;
       const offset = Number(m.offset);
-      if (this.decode(m, p, p.headOps, p.headRows) === 0) {
+      const n = this.decode(m, p, p.headOps, p.headRows);
+      if (n === 0) {
         p.next = offset + 1;
         continue;
       }
-      p.head = true;
+      p.headLength = n;
       p.headOffset = offset;
       p.headTime = this.mergeKey(p.headRows[0], m);
       return true;
@@ -501,7 +511,7 @@ export class KafkaSourceReader implements SourceReader {
   }
 
   private atEnd(p: PartitionState): boolean {
-    return p.end !== null && p.fetched >= p.end && p.chunks.length === 0 && !p.head;
+    return p.end !== null && p.fetched >= p.end && p.chunks.length === 0 && p.headLength === 0;
   }
 
   /** Bounded and every partition reached its end offset. */
@@ -532,7 +542,7 @@ export class KafkaSourceReader implements SourceReader {
       });
   }
 
-  /** Decodes one record into rows (`ops`, `rows`); returns how many. Bad records fail or are skipped. */
+  /** Decodes one record into rows (`ops[0..n)`, `rows[0..n)`); returns n. Bad records fail or are skipped. */
   private decode(m: KafkaMessage, part: PartitionState, ops: Op[], rows: Row[]): number {
     const keyed = this.keyDecoder;
     try {
@@ -540,8 +550,8 @@ export class KafkaSourceReader implements SourceReader {
         if (!this.upsert || keyed === null) return 0; // Flink drops null values of the plain connector.
         const key = keyed.decode(m.key);
         if (key === null) throw new FormatError("a tombstone without a key");
-        ops.push(Op.DELETE);
-        rows.push(this.assemble(null, key, m, part));
+        ops[0] = Op.DELETE;
+        rows[0] = this.assemble(null, key, m, part);
         return 1;
       }
       const scratch = this.scratch;
@@ -550,15 +560,13 @@ export class KafkaSourceReader implements SourceReader {
       if (n === 0) return 0;
       const key = keyed !== null && this.keyAlways ? keyed.decode(m.key) : null;
       for (let i = 0; i < n; i++) {
-        ops.push(scratch.opAt(i));
-        rows.push(this.assemble(scratch.rowAt(i), key, m, part));
+        ops[i] = scratch.opAt(i);
+        rows[i] = this.valueIsRow ? scratch.rowAt(i) : this.assemble(scratch.rowAt(i), key, m, part);
       }
       scratch.clear();
       return n;
     } catch (e) {
       this.scratch.clear();
-      ops.length = 0;
-      rows.length = 0;
       if (!(e instanceof FormatError)) throw e;
       const ignore = this.valueDecoder.ignoreParseErrors || (keyed?.ignoreParseErrors ?? false);
       if (ignore) {

@@ -92,7 +92,7 @@ export class SourceOperator {
             if (s.batch.length === 0) continue;
             const batch = this.complete(s.batch);
             n += batch.length;
-            this.emitOnEvent(s.split, batch, out, emit);
+            this.emitOnEvent(s.split, s.rowSplits, batch, out, emit);
           }
           if (out.length > 0) emit(Message.data(out.finish()));
         } else {
@@ -100,7 +100,7 @@ export class SourceOperator {
             if (s.batch.length === 0) continue;
             const batch = this.complete(s.batch);
             n += batch.length;
-            if (this.watermarkExpr !== null) this.track(s.split, batch);
+            if (this.watermarkExpr !== null) this.track(s.split, s.rowSplits, batch);
             emit(Message.data(batch));
           }
         }
@@ -175,15 +175,23 @@ export class SourceOperator {
    * or not it advances the split's watermark.
    */
   private emitOnEvent(
-    split: string,
+    first: string,
+    rowSplits: readonly string[] | undefined,
     batch: ChangeBatch,
     out: ChangeBatchBuilder,
     emit: (m: Message) => void,
   ): void {
     const col = this.watermarkColumn;
     const expr = this.watermarkExpr!;
+    let split = first;
     let max = this.splitMax.get(split) ?? Number.NEGATIVE_INFINITY;
     for (let i = 0; i < batch.length; i++) {
+      if (rowSplits !== undefined && rowSplits[i] !== split) {
+        this.splitMax.set(split, max);
+        this.tracker.onRecord(split, max);
+        split = rowSplits[i];
+        max = this.splitMax.get(split) ?? Number.NEGATIVE_INFINITY;
+      }
       const row = batch.rows[i];
       if (row[col] === null || row[col] === undefined) this.nullRowtime(col);
       out.push(batch.ops[i] as Op, row);
@@ -206,11 +214,17 @@ export class SourceOperator {
     );
   }
 
-  private track(split: string, batch: ChangeBatch): void {
+  private track(first: string, rowSplits: readonly string[] | undefined, batch: ChangeBatch): void {
     const col = this.watermarkColumn;
     const expr = this.watermarkExpr!;
+    let split = first;
     let max = Number.NEGATIVE_INFINITY;
     for (let i = 0; i < batch.length; i++) {
+      if (rowSplits !== undefined && rowSplits[i] !== split) {
+        this.tracker.onRecord(split, max);
+        split = rowSplits[i];
+        max = Number.NEGATIVE_INFINITY;
+      }
       const row = batch.rows[i];
       if (row[col] === null || row[col] === undefined) this.nullRowtime(col);
       const w = expr(row);
