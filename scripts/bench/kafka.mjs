@@ -57,7 +57,9 @@ async function produce() {
         value: `{"event_id":"evt-${j}","event_type":"OrderPaid","order_id":"ord-${j >> 1}","store_id":"store-${j % 20}","amount":${(j % 9000) / 100},"currency":"KRW","paid_at":"${t}+09:00"}`,
       });
     }
-    inflight.push(producer.sendBatch({ acks: 1, topicMessages: by.map((messages) => ({ topic, messages })) }));
+    inflight.push(
+      producer.sendBatch({ acks: 1, topicMessages: by.map((messages) => ({ topic, messages })) }),
+    );
     if (inflight.length >= 8) await inflight.shift();
   }
   await Promise.all(inflight);
@@ -144,7 +146,9 @@ if (pgUrl) {
   rows.push(["weir → postgres upsert", measure(["node", weir, "run", pg])]);
 }
 const ceiling = events / rows[0][1].cpu;
-console.log(`${events.toLocaleString("en")} events (~200-byte JSON), ${partitions} partitions, topic ${topic}`);
+console.log(
+  `${events.toLocaleString("en")} events (~200-byte JSON), ${partitions} partitions, topic ${topic}`,
+);
 console.log("what                         cpu s   wall s   records/s/core   of ceiling");
 for (const [name, m] of rows) {
   const perCore = events / m.cpu;

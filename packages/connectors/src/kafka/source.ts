@@ -9,7 +9,6 @@ import {
   type Row,
   type SourceReader,
   type SourceReaderContext,
-  type SplitBatch,
 } from "@weir/runtime";
 import { FormatError } from "../formats/errors.js";
 import type {
