@@ -99,6 +99,8 @@ export class LineInput {
 
   constructor(private readonly options: LineInputOptions) {
     this.history = options.history.slice(0, HISTORY_SIZE);
+    // On a terminal Ctrl-C is a key (raw mode); SIGINT is then only a signal sent from outside.
+    process.on("SIGINT", this.onSignal);
     if (options.terminal) {
       const { input } = options;
       emitKeypressEvents(input);
@@ -106,10 +108,16 @@ export class LineInput {
       input.on("keypress", this.onKeypress);
       input.on("end", () => this.end());
       input.resume();
-    } else {
-      process.on("SIGINT", this.onSignal);
+      // Back in the foreground after Ctrl-Z: the shell that resumed us reset the terminal.
+      process.on("SIGCONT", this.onContinue);
     }
   }
+
+  private readonly onContinue = () => {
+    if (this.ended || !this.options.input.isTTY) return;
+    this.options.input.setRawMode(true);
+    if (this.waiter !== null) this.rl?.prompt(true);
+  };
 
   /** The next event; shows `prompt` when nothing was typed ahead. */
   next(prompt: string): Promise<InputEvent> {
@@ -185,11 +193,11 @@ export class LineInput {
   close(): void {
     const { input, terminal } = this.options;
     this.ended = true;
+    process.off("SIGINT", this.onSignal);
     if (terminal) {
+      process.off("SIGCONT", this.onContinue);
       input.off("keypress", this.onKeypress);
       if (input.isTTY) input.setRawMode(false);
-    } else {
-      process.off("SIGINT", this.onSignal);
     }
     const rl = this.rl;
     this.rl = null;
@@ -224,6 +232,12 @@ export class LineInput {
     if (rl === null) return;
     if (this.search !== null) {
       this.searchKey(rl, s, key);
+      return;
+    }
+    if (key.ctrl && key.name === "z" && process.platform !== "win32") {
+      // Suspend with the terminal as the shell that takes it back expects it (SIGCONT re-raws).
+      this.options.input.setRawMode(false);
+      process.kill(process.pid, "SIGTSTP");
       return;
     }
     if (key.ctrl && key.name === "r") {
