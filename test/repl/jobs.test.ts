@@ -168,6 +168,14 @@ describe("weir repl: materialised views, created and dropped", () => {
     const screen = await s.waitFor(/Received a total of \d+ rows?/, 1, 30_000);
     expect(screen).not.toContain("does not exist");
     expect(screen).not.toContain("[ERROR]");
+    // IF NOT EXISTS of the view leaves it (and its one job) as it is.
+    s.type(
+      "CREATE MATERIALIZED VIEW IF NOT EXISTS per_customer AS SELECT customer, COUNT(*) AS n FROM orders GROUP BY customer;",
+    );
+    await s.waitFor("[INFO] Execute statement succeeded.", 3);
+    s.type("SHOW JOBS;");
+    const jobs = await s.waitFor(/\d+ rows? in set/);
+    expect(jobs).toContain("1 row in set");
     s.type("DESCRIBE per_customer;");
     const described = await s.waitFor("2 rows in set");
     expect(described).toMatch(/\| +customer \| +STRING \| +FALSE \| +PRI\(customer\) \|/);
