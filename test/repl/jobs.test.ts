@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectPg } from "@weir/connectors";
@@ -255,5 +256,40 @@ describe("weir repl: materialised views, created and dropped", () => {
     const { code, ms } = await s.timeExit(() => s.keys("C-d"), 30_000);
     expect(code).toBe(0);
     expect(ms).toBeLessThan(5_000);
+  }, 60_000);
+
+  it("Ctrl-C while CREATE MATERIALIZED VIEW waits for its Postgres gives the view up", async () => {
+    // A "Postgres" that accepts connections and never answers: the CREATE waits on it.
+    const sockets: Socket[] = [];
+    let connected!: () => void;
+    const reached = new Promise<void>((resolve) => {
+      connected = resolve;
+    });
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+      connected();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const s = TmuxShell.start();
+      shell = s;
+      await s.waitForPrompt();
+      for (const l of CREATE_ORDERS) s.type(l);
+      s.type(
+        `CREATE MATERIALIZED VIEW stuck WITH ('url' = 'postgres://nobody@127.0.0.1:${port}/db') AS SELECT customer, COUNT(*) AS n FROM orders GROUP BY customer;`,
+      );
+      await reached;
+      s.keys("C-c");
+      await s.waitFor("cancelled (Ctrl-C)");
+      await s.waitForPrompt();
+      s.type("SHOW MATERIALIZED VIEWS;");
+      await s.waitFor("Empty set");
+      s.type("SHOW JOBS;");
+      await s.waitFor("Empty set", 2);
+    } finally {
+      for (const c of sockets) c.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   }, 60_000);
 });
