@@ -302,6 +302,8 @@ export class Engine {
         return EXIT_OK;
       case "create-materialized-view": {
         // The view's job joins the script's INSERTs; its table is readable once that job runs.
+        // IF NOT EXISTS of a view already planned: nothing to do (one job, one table).
+        if (bound.view.table !== undefined) return EXIT_OK;
         let target: TableTarget;
         try {
           target = await this.views.prepare(bound, opts.dryRun ?? false);
