@@ -1,8 +1,9 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Engine, type Output } from "@weir/cli";
+import { connectPg } from "@weir/connectors";
 import { describe, expect, it } from "vitest";
 import { expectedRevenue } from "./support/revenue.js";
 
@@ -33,7 +34,7 @@ describe("the demo (scripts/demo.sh)", () => {
     });
     expect(code, stderr.join("\n")).toBe(0);
     expect(stderr.join("\n")).toMatch(
-      /served by an embedded Postgres: psql -h 127\.0\.0\.1 -p \d+ -U postgres postgres/,
+      /served by an embedded Postgres while this weir process runs: psql -h 127\.0\.0\.1 -p \d+ -U postgres postgres/,
     );
     expect(stderr.join("\n")).toMatch(/window-aggregate #\d+: [1-9]\d* late records dropped/);
 
@@ -56,4 +57,54 @@ describe("the demo (scripts/demo.sh)", () => {
       expect(r.amount, r.key).toBe(`${e.cents / 100n}.${(e.cents % 100n).toString().padStart(2, "0")}`);
     }
   }, 60_000);
+
+  it("scripts/demo.sh's psql hint works: it serves the view until Enter, then stops", async () => {
+    const demo = spawn("bash", [join(ROOT, "scripts/demo.sh")], {
+      env: { ...process.env, WEIR_DEMO_WAIT: "1", WEIR_DEMO_NO_BUILD: "1", WEIR_DEMO_PG_PORT: "0" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    demo.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => demo.on("exit", (code) => resolve(code)));
+    const hint = await new Promise<RegExpExecArray>((resolve, reject) => {
+      const re = /psql -h 127\.0\.0\.1 -p (\d+) -U postgres -c '([^']+)'/;
+      demo.stdout.on("data", (d: Buffer) => {
+        stdout += d.toString();
+        const m = re.exec(stdout);
+        if (m) resolve(m);
+      });
+      exited.then((code) => reject(new Error(`demo.sh exited ${code} first:\n${stdout}\n${stderr}`)));
+    });
+    expect(stdout).toContain("served by the embedded Postgres until you press Enter");
+    // The hint's own query, on the hint's port, while the demo waits.
+    const conn = await connectPg({ connectionString: `postgres://postgres@127.0.0.1:${hint[1]}/postgres` })();
+    try {
+      const r = await conn.query(hint[2]!);
+      expect(r.rows.length).toBeGreaterThan(0);
+    } finally {
+      await conn.end();
+    }
+    demo.stdin.end("\n");
+    expect(await exited, stderr).toBe(0);
+    expect(stdout).toContain("== stopping");
+  }, 120_000);
+
+  it("scripts/demo.sh without a terminal prints only a hint that works after the run: --serve", () => {
+    const stdout = execFileSync("bash", [join(ROOT, "scripts/demo.sh")], {
+      env: { ...process.env, WEIR_DEMO_NO_BUILD: "1" },
+      input: "",
+      encoding: "utf8",
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const hints = stdout.split("\n").filter((l) => l.includes("psql "));
+    expect(hints).toEqual([
+      "  psql -h 127.0.0.1 -p 54329 -U postgres -c 'SELECT * FROM revenue_minute ORDER BY window_start, store_id'",
+    ]);
+    expect(stdout).toContain(
+      "  bin/weir run scripts/demo/revenue_mv.sql --serve --set weir.mv.port=54329\n  psql -h 127.0.0.1 -p 54329",
+    );
+  }, 120_000);
 });

@@ -187,6 +187,16 @@ describe("CREATE MATERIALIZED VIEW with 'url' (the real Postgres)", () => {
     expect(key).toEqual([["user_name"]]);
   });
 
+  it("DROP MATERIALIZED VIEW drops the table the view made (after a query ran its job)", async () => {
+    const table = `${db.schema}.spend_dropped`;
+    const { code, out, err } = await runSql(
+      `${ORDERS_DDL}\nCREATE MATERIALIZED VIEW spend_dropped WITH ('url' = '${PG_URL}', 'table-name' = '${table}') AS ${SPEND_QUERY};\nSELECT * FROM spend_dropped;\nDROP MATERIALIZED VIEW spend_dropped;`,
+    );
+    expect(code, err.join("\n")).toBe(0);
+    expect(out.join("\n")).toMatch(/Received a total of \d+ rows/);
+    expect(await db.rows(`SELECT to_regclass('${table}') IS NULL`)).toEqual([["t"]]);
+  });
+
   it("rejects an option the view sets itself", async () => {
     const { code, err } = await runSql(
       `${ORDERS_DDL}\nCREATE MATERIALIZED VIEW v WITH ('url' = '${PG_URL}', 'sink.create-table' = 'false') AS ${SPEND_QUERY};`,

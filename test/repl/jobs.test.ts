@@ -1,6 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connectPg } from "@weir/connectors";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CREATE_ORDERS, CREATE_TICKS } from "./fixtures.js";
 import { checkPrerequisites, TmuxShell } from "./tmux.js";
@@ -32,10 +34,11 @@ describe("weir repl: INSERT jobs in the background", () => {
     await s.waitFor("[INFO] Execute statement succeeded.", 2);
     s.type("INSERT INTO ticks_out SELECT id, k FROM ticks;");
     const submitted = await s.waitFor(/Job ID: [0-9a-f]{32}/);
-    expect(submitted).toContain("[INFO] Submitting SQL update statement to the cluster...");
     expect(submitted).toContain(
-      "[INFO] SQL update statement has been successfully submitted to the cluster:",
+      "[INFO] SQL update statement is running as a background job of this shell (SHOW JOBS lists it, STOP JOB stops it):",
     );
+    // No cluster exists: the job runs in the shell's process (Flink's wording would mislead).
+    expect(submitted).not.toMatch(/cluster/i);
     const id = /Job ID: ([0-9a-f]{32})/.exec(submitted)![1]!;
     // The prompt is back while the job runs; progress is reported about once a second.
     await s.waitForPrompt();
@@ -132,4 +135,161 @@ describe("weir repl: materialised views", () => {
     expect(result).toMatch(/\|\s+\+I\s+\|\s+bob\s+\|\s+2\s+\|/);
     expect(result).toMatch(/\|\s+\+I\s+\|\s+carol\s+\|\s+1\s+\|/);
   }, 90_000);
+});
+
+/** The embedded Postgres's port, from the psql command the shell printed. */
+function embeddedPort(screen: string): number {
+  return Number(/psql -h 127\.0\.0\.1 -p (\d+) -U postgres postgres/.exec(screen)![1]);
+}
+
+async function tableExists(port: number, table: string): Promise<boolean> {
+  const conn = await connectPg({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` })();
+  try {
+    const r = await conn.query(`SELECT to_regclass('${table}') IS NOT NULL AS present`);
+    return r.rows[0]![0] === "t";
+  } finally {
+    await conn.end();
+  }
+}
+
+describe("weir repl: materialised views, created and dropped", () => {
+  it("CREATE returns once the table exists (an immediate SELECT reads it); DESCRIBE shows the key; HELP lists views", async () => {
+    const s = TmuxShell.start();
+    shell = s;
+    await s.waitForPrompt();
+    for (const l of CREATE_ORDERS) s.type(l);
+    s.type("SET 'sql-client.execution.result-mode' = 'tableau';");
+    await s.waitFor("[INFO] Execute statement succeeded.", 2);
+    // Typed together: the SELECT runs right after the CREATE returns, while the view's job may
+    // not have written (or opened) anything yet.
+    s.type(
+      "CREATE MATERIALIZED VIEW per_customer AS SELECT customer, COUNT(*) AS n FROM orders GROUP BY customer;",
+    );
+    s.type("SELECT * FROM per_customer;");
+    const screen = await s.waitFor(/Received a total of \d+ rows?/, 1, 30_000);
+    expect(screen).not.toContain("does not exist");
+    expect(screen).not.toContain("[ERROR]");
+    // IF NOT EXISTS of the view leaves it (and its one job) as it is.
+    s.type(
+      "CREATE MATERIALIZED VIEW IF NOT EXISTS per_customer AS SELECT customer, COUNT(*) AS n FROM orders GROUP BY customer;",
+    );
+    await s.waitFor("[INFO] Execute statement succeeded.", 3);
+    s.type("SHOW JOBS;");
+    const jobs = await s.waitFor(/\d+ rows? in set/);
+    expect(jobs).toContain("1 row in set");
+    s.type("DESCRIBE per_customer;");
+    const described = await s.waitFor("2 rows in set");
+    expect(described).toMatch(/\| +customer \| +STRING \| +FALSE \| +PRI\(customer\) \|/);
+    expect(described).toMatch(/\| +n \| +BIGINT \| +FALSE \| +\|/);
+    s.type("HELP;");
+    const help = await s.waitFor("CREATE MATERIALIZED VIEW name");
+    expect(help).toContain("DROP MATERIALIZED VIEW also stops its job and drops its table");
+    expect(help).toContain("SHOW MATERIALIZED VIEWS");
+  }, 60_000);
+
+  it("DROP MATERIALIZED VIEW stops its job and drops its table", async () => {
+    const s = TmuxShell.start();
+    shell = s;
+    await s.waitForPrompt();
+    for (const l of CREATE_TICKS) s.type(l);
+    await s.waitFor("[INFO] Execute statement succeeded.");
+    s.type("CREATE MATERIALIZED VIEW per_k AS SELECT k, COUNT(*) AS n FROM ticks GROUP BY k;");
+    const started = await s.waitFor(
+      /Materialized view 'per_k' is being maintained by job ([0-9a-f]{32})/,
+      1,
+      30_000,
+    );
+    const id = /maintained by job ([0-9a-f]{32})/.exec(started)![1]!;
+    const port = embeddedPort(started);
+    expect(await tableExists(port, "per_k")).toBe(true);
+    await s.waitForPrompt();
+    s.type("DROP MATERIALIZED VIEW per_k;");
+    await s.waitFor(`[INFO] Stopped job ${id} of the view and dropped its table.`);
+    await s.waitForPrompt();
+    expect(await tableExists(port, "per_k")).toBe(false);
+    s.type("SHOW JOBS;");
+    const jobs = await s.waitFor(/\d+ rows? in set/);
+    expect(jobRow(jobs, id)[2]).toBe("CANCELED");
+    s.type("SHOW MATERIALIZED VIEWS;");
+    await s.waitFor("Empty set");
+  }, 60_000);
+
+  it("QUIT after CREATE MATERIALIZED VIEW exits at once, with its job running and a client connected", async () => {
+    const s = TmuxShell.start();
+    shell = s;
+    await s.waitForPrompt();
+    for (const l of CREATE_TICKS) s.type(l);
+    await s.waitFor("[INFO] Execute statement succeeded.");
+    s.type("CREATE MATERIALIZED VIEW per_k AS SELECT k, COUNT(*) AS n FROM ticks GROUP BY k;");
+    const started = await s.waitFor(/Materialized view 'per_k' is being maintained by job/, 1, 30_000);
+    // A reader of the view (a query of the shell's own, and a client from outside) leaves
+    // connections to the embedded server behind.
+    s.type("SET 'sql-client.execution.result-mode' = 'tableau';");
+    s.type("SELECT * FROM per_k;");
+    await s.waitFor(/Received a total of \d+ rows?/, 1, 30_000);
+    await s.waitForPrompt();
+    const client = await connectPg({
+      connectionString: `postgres://postgres@127.0.0.1:${embeddedPort(started)}/postgres`,
+    })();
+    await client.query("SELECT 1");
+    try {
+      const { code, ms } = await s.timeExit(() => s.type("QUIT;"), 30_000);
+      expect(code).toBe(0);
+      // The target is well under 2 s; the bound leaves room for a loaded machine.
+      expect(ms).toBeLessThan(5_000);
+      expect(s.screen()).toContain("[INFO] Stopped 1 running job.");
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }, 60_000);
+
+  it("Ctrl-D after CREATE MATERIALIZED VIEW exits at once too", async () => {
+    const s = TmuxShell.start();
+    shell = s;
+    await s.waitForPrompt();
+    for (const l of CREATE_ORDERS) s.type(l);
+    s.type(
+      "CREATE MATERIALIZED VIEW per_customer AS SELECT customer, COUNT(*) AS n FROM orders GROUP BY customer;",
+    );
+    await s.waitFor(/Materialized view 'per_customer' is being maintained by job/, 1, 30_000);
+    await s.waitForPrompt();
+    const { code, ms } = await s.timeExit(() => s.keys("C-d"), 30_000);
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(5_000);
+  }, 60_000);
+
+  it("Ctrl-C while CREATE MATERIALIZED VIEW waits for its Postgres gives the view up", async () => {
+    // A "Postgres" that accepts connections and never answers: the CREATE waits on it.
+    const sockets: Socket[] = [];
+    let connected!: () => void;
+    const reached = new Promise<void>((resolve) => {
+      connected = resolve;
+    });
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+      connected();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const s = TmuxShell.start();
+      shell = s;
+      await s.waitForPrompt();
+      for (const l of CREATE_ORDERS) s.type(l);
+      s.type(
+        `CREATE MATERIALIZED VIEW stuck WITH ('url' = 'postgres://nobody@127.0.0.1:${port}/db') AS SELECT customer, COUNT(*) AS n FROM orders GROUP BY customer;`,
+      );
+      await reached;
+      s.keys("C-c");
+      await s.waitFor("cancelled (Ctrl-C)");
+      await s.waitForPrompt();
+      s.type("SHOW MATERIALIZED VIEWS;");
+      await s.waitFor("Empty set");
+      s.type("SHOW JOBS;");
+      await s.waitFor("Empty set", 2);
+    } finally {
+      for (const c of sockets) c.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  }, 60_000);
 });

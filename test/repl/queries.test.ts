@@ -106,4 +106,52 @@ describe("weir repl: queries in a terminal", () => {
       await s.waitForPrompt();
     });
   }
+
+  it("table mode pages a result taller than the screen and scrolls columns wider than it, until Q", async () => {
+    // 40 rows of 5 columns in an 80x20 terminal: 4 pages of 13 rows, the columns that fit (4 at most).
+    const s = TmuxShell.start({ width: 80, height: 20 });
+    shell = s;
+    await s.waitForPrompt();
+    s.type(
+      "CREATE TABLE seq (id INT, a STRING, b STRING, c STRING, d STRING) WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '40', 'fields.a.length' = '20', 'fields.b.length' = '20', 'fields.c.length' = '20', 'fields.d.length' = '20');",
+    );
+    await s.waitFor(SUCCEEDED);
+    s.type("SELECT * FROM seq;");
+    // The query ends, and the view stays open on the last page, following it.
+    await s.waitFor("Query finished");
+    const ids = () =>
+      s
+        .visible()
+        .split("\n")
+        .map((l) => /^\| +(\d+) \|/.exec(l)?.[1])
+        .filter((x): x is string => x !== undefined)
+        .map(Number);
+    const last = s.visible();
+    expect(last).toMatch(/40 rows in result \(page 4 \(last\) of 4, rows 40-40, columns 1-4 of 5\)/);
+    expect(ids()).toEqual([40]);
+    s.keys("p");
+    await s.waitFor(/page 3 of 4, rows 27-39/);
+    expect(ids()).toEqual([27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39]);
+    s.keys("g");
+    await s.waitFor(/page 1 of 4, rows 1-13/);
+    expect(ids()[0]).toBe(1);
+    s.keys("n");
+    await s.waitFor(/page 2 of 4, rows 14-26/);
+    expect(ids()[0]).toBe(14);
+    // Right: the columns from the second on that fit (a, b, c; id is off screen).
+    s.keys("Right");
+    await s.waitFor(/rows 14-26, columns 2-4 of 5/);
+    expect(s.visible()).toMatch(/^\| +a \| +b \| +c \|$/m);
+    s.keys("End");
+    await s.waitFor(/columns 3-5 of 5/);
+    expect(s.visible()).toMatch(/^\| +b \| +c \| +d \|$/m);
+    s.keys("Home");
+    await s.waitFor(/rows 14-26, columns 1-4 of 5\)\nQuery finished/);
+    s.keys("q");
+    await s.waitFor("Received a total of 40 rows");
+    await s.waitForPrompt();
+    // The frame that was on screen stays; the prompt takes keys again.
+    s.type("SELECT 1 + 1 AS two;");
+    await s.waitFor(/\| +2 \|/);
+  });
 });

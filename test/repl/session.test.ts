@@ -48,7 +48,7 @@ describe("weir repl: the session", () => {
     const s = start();
     await s.waitFor("weir> ");
     for (const l of CREATE_ORDERS) s.type(l);
-    await s.waitFor(SUCCEEDED);
+    await s.waitForPrompt();
     s.typeNoEnter("sel");
     s.keys("Tab");
     s.typeNoEnter(" cust");

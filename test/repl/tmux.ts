@@ -141,6 +141,23 @@ export class TmuxShell {
     return Number(/\[weir exited (\d+)\]/.exec(text)![1]);
   }
 
+  /**
+   * Does `action` (typing `QUIT;`, say) and waits for weir to exit: its exit code, and the
+   * milliseconds from the action until the exit was seen on the screen (polled, so a little late).
+   */
+  async timeExit(action: () => void, timeoutMs = 15_000): Promise<{ code: number; ms: number }> {
+    const started = Date.now();
+    action();
+    const code = await this.exitCode(timeoutMs);
+    return { code, ms: Date.now() - started };
+  }
+
+  /** The last non-empty line visible now (where the prompt and the text typed on it are). */
+  lastLine(): string {
+    const lines = this.visible().trimEnd().split("\n");
+    return lines[lines.length - 1] ?? "";
+  }
+
   kill(): void {
     live.delete(this);
     try {

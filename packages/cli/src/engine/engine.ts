@@ -268,10 +268,20 @@ export class Engine {
     switch (bound.kind) {
       case "create-table":
       case "create-view":
-      case "drop":
       case "reset":
       case "stop-job":
         return EXIT_OK;
+      case "drop": {
+        // A dropped materialised view's job has not run yet (it would at the end): it no longer
+        // does, and the table its CREATE made is dropped (the view owned it).
+        const dropped = bound.object;
+        if (dropped?.kind === "materialized-view" && dropped.table !== undefined) {
+          const at = targets.findIndex((t) => t.kind === "table" && t.table === dropped.table);
+          if (at >= 0) targets.splice(at, 1);
+          if (!opts.dryRun) await this.views.drop(dropped);
+        }
+        return EXIT_OK;
+      }
       case "set":
         if (bound.key === undefined) {
           for (const [k, v] of Object.entries(bound.settings)) this.out.out(`'${k}' = '${v}'`);
@@ -292,6 +302,8 @@ export class Engine {
         return EXIT_OK;
       case "create-materialized-view": {
         // The view's job joins the script's INSERTs; its table is readable once that job runs.
+        // IF NOT EXISTS of a view already planned: nothing to do (one job, one table).
+        if (bound.view.table !== undefined) return EXIT_OK;
         let target: TableTarget;
         try {
           target = await this.views.prepare(bound, opts.dryRun ?? false);

@@ -1,7 +1,8 @@
-import { EmbeddedPostgres, embeddedPostgresPort, replaceViewTable } from "@weir/connectors";
+import { dropViewTable, EmbeddedPostgres, embeddedPostgresPort, replaceViewTable } from "@weir/connectors";
 import {
   type BoundStatement,
   type Catalog,
+  type CatalogObject,
   type CatalogTable,
   type LogicalNode,
   logicalInputs,
@@ -30,8 +31,9 @@ export class MaterializedViews {
 
   /**
    * The view's table target. Unless `dryRun`: starts the embedded server when the view has no
-   * `'url'`, drops the table an earlier run or definition left (the view owns its table), and
-   * records the table on the catalog entry so that queries read it. Throws `PlanError` when the
+   * `'url'`, replaces the table an earlier run or definition left by an empty one (the view owns
+   * its table), and records the table on the catalog entry so that queries read it: a query
+   * right after the view was created reads its (empty, then filling) table. Throws `PlanError` when the
    * query has no unique key or an option is wrong, `ConnectorError`/server errors otherwise.
    */
   async prepare(bound: CreateMaterializedView, dryRun: boolean): Promise<TableTarget> {
@@ -44,9 +46,22 @@ export class MaterializedViews {
       const server = await this.server();
       target = materializedViewTarget(view, bound.plan, settings, server.url);
     }
-    await replaceViewTable(view.name, target.table.options);
+    await replaceViewTable(view.name, target.table.options, {
+      fields: target.table.schema,
+      key: target.table.primaryKey,
+    });
     this.catalog.put({ ...view, table: target.table }, false);
     return target;
+  }
+
+  /**
+   * DROP MATERIALIZED VIEW, once its job has stopped: drops the view's table (the view owned
+   * it). A view whose table was never made (its job was not planned) has nothing to drop.
+   */
+  async drop(view: CatalogObject): Promise<void> {
+    if (view.kind !== "materialized-view" || view.table === undefined) return;
+    if (view.options.url === undefined && this.embedded === null) return;
+    await dropViewTable(view.name, view.table.options);
   }
 
   /** Whether `plan` reads the table of a materialised view whose job has been planned. */
@@ -105,7 +120,10 @@ export class MaterializedViews {
       const starting = EmbeddedPostgres.start({ port });
       this.embedded = starting;
       starting.then(
-        (s) => this.out.err(`materialized views are served by an embedded Postgres: ${s.psqlCommand()}`),
+        (s) =>
+          this.out.err(
+            `materialized views are served by an embedded Postgres while this weir process runs: ${s.psqlCommand()}`,
+          ),
         () => {
           if (this.embedded === starting) this.embedded = null;
         },

@@ -14,15 +14,18 @@ import type { Engine } from "../engine/engine.js";
 import { JOB_HEADERS, type JobManager, jobRow } from "./jobs.js";
 import { createResultView, parseResultMode, type QueryEnd } from "./result-view.js";
 import type { Screen } from "./screen.js";
-import type { BusyKey } from "./terminal.js";
+import { type BusyKeyHandler, isCtrlC, type Key, keyChar } from "./terminal.js";
 
 /** What became of one piece of input: done, rejected (SQL error), failed while running, or QUIT. */
 export type Outcome = "ok" | "invalid" | "failed" | "quit";
 
 export const SUCCEEDED = "[INFO] Execute statement succeeded.";
 
-/** Runs work while the prompt is away; `onKey` hears Ctrl-C (and `q`) meanwhile. */
-export type Busy = <T>(onKey: (key: BusyKey) => void, work: () => Promise<T>) => Promise<T>;
+/**
+ * Runs work while the prompt is away; `onKey` hears the keys pressed meanwhile (Ctrl-C, a result
+ * view's keys) and returns false for those it leaves for the next prompt.
+ */
+export type Busy = <T>(onKey: BusyKeyHandler, work: () => Promise<T>) => Promise<T>;
 
 export const HELP = `The following commands are available:
 
@@ -32,13 +35,26 @@ HELP                   Prints this text.
 SET 'key' = 'value'    Sets a session setting; SET alone lists them.
 RESET ['key']          Restores one (or every) setting's default.
 SHOW TABLES | VIEWS | FUNCTIONS | JOBS
-DESCRIBE name          Prints a table's or view's columns.
+SHOW MATERIALIZED VIEWS
+DESCRIBE name          Prints a table's or view's columns (and a materialized view's key).
 EXPLAIN statement      Prints the physical plan of a query or INSERT.
-STOP JOB 'id'          Stops a job started with INSERT INTO.
+STOP JOB 'id'          Stops a background job (SHOW JOBS lists them).
+CREATE [TEMPORARY] VIEW name AS query
+                       A named query, expanded where it is used.
+CREATE MATERIALIZED VIEW name [WITH ('url' = ...)] AS query
+                       Starts a background job that keeps a Postgres table 'name' equal to the
+                       query (in an embedded Postgres unless 'url' says where; the shell prints
+                       the psql command); SELECT ... FROM name reads the table.
+DROP TABLE | VIEW | MATERIALIZED VIEW name
+                       DROP MATERIALIZED VIEW also stops its job and drops its table.
 
 A statement ends with ';' and may span lines. SELECT shows its result live in the mode of
 'sql-client.execution.result-mode' (table, changelog or tableau); Ctrl-C (or Q) stops it.
-INSERT INTO runs as a background job; SHOW JOBS lists the jobs.`;
+In table mode: N / P next / previous page, G / L first / last page, Left / Right scroll the
+columns, Home / End first / last columns; a result larger than the screen stays open after
+the query ends until Q. INSERT INTO runs as a background job; a job that fails is reported at
+once. Keys typed while a statement runs wait for the next prompt. Up / Down recall whole
+statements, Ctrl-R searches them.`;
 
 /**
  * Executes statements the way Flink's SQL client does interactively: DDL and SET take effect at
@@ -92,28 +108,44 @@ export class StatementExecutor {
     switch (bound.kind) {
       case "create-table":
       case "create-view":
-      case "drop":
       case "reset":
         say(SUCCEEDED);
         return "ok";
+      case "drop":
+        return this.drop(bound);
       case "set":
         if (bound.key !== undefined) say(SUCCEEDED);
         else for (const l of renderBox(["key", "value"], Object.entries(bound.settings))) say(l);
         return "ok";
       case "create-materialized-view": {
         // The view's job runs in the background like an INSERT; its table is served by the
-        // embedded Postgres (or lives in the view's 'url') for as long as the shell runs.
+        // embedded Postgres (or lives in the view's 'url') for as long as the shell runs. The
+        // statement returns once the table exists (prepare creates it), so a SELECT right after
+        // reads it. Ctrl-C meanwhile (the embedded server takes seconds to start) gives up.
+        if (bound.view.table !== undefined) {
+          // CREATE MATERIALIZED VIEW IF NOT EXISTS of a view this shell keeps already.
+          say(SUCCEEDED);
+          return "ok";
+        }
         let target: TableTarget;
+        const prepared = this.engine.views.prepare(bound, false);
         try {
-          target = await this.engine.views.prepare(bound, false);
+          target = await this.cancellable(prepared);
         } catch (e) {
+          const forget = () => this.engine.catalog.drop(bound.view.name, "materialized-view", false);
+          forget();
+          // Given up on with Ctrl-C: the server may still come up; the view must not.
+          prepared.then(forget, () => undefined);
           say("[ERROR] Could not execute SQL statement. Reason:");
           say(e instanceof Error ? e.message : String(e));
           return "failed";
         }
         const dag = this.engine.tryPlan([target], source, file);
-        if (dag === undefined) return "invalid";
-        const job = this.jobs.submit(dag, `materialized-view_${bound.view.name}`);
+        if (dag === undefined) {
+          this.engine.catalog.drop(bound.view.name, "materialized-view", false);
+          return "invalid";
+        }
+        const job = this.jobs.submit(dag, viewJobName(bound.view.name));
         say(`[INFO] Materialized view '${bound.view.name}' is being maintained by job ${job.id}.`);
         return "ok";
       }
@@ -180,16 +212,59 @@ export class StatementExecutor {
     }
   }
 
-  /** INSERT INTO (and statement sets, CREATE TABLE AS): one background job. */
+  /** INSERT INTO (and statement sets, CREATE TABLE AS): one background job in this process. */
   private submit(inserts: readonly BoundInsert[], source: string, file: string): Outcome {
     const dag = this.engine.tryPlan(inserts.map(tableTarget), source, file);
     if (dag === undefined) return "invalid";
-    this.screen.line("[INFO] Submitting SQL update statement to the cluster...");
     const name = `insert-into_${inserts.map((i) => i.sink.name).join(",")}`;
     const job = this.jobs.submit(dag, name);
-    this.screen.line("[INFO] SQL update statement has been successfully submitted to the cluster:");
+    this.screen.line(
+      "[INFO] SQL update statement is running as a background job of this shell (SHOW JOBS lists it, STOP JOB stops it):",
+    );
     this.screen.line(`Job ID: ${job.id}`);
     return "ok";
+  }
+
+  /**
+   * DROP: the binder has taken the object out of the catalog. A materialised view's job is
+   * stopped (its sink flushes and closes) and then its table dropped: the view owned both.
+   */
+  private async drop(bound: Extract<BoundStatement, { kind: "drop" }>): Promise<Outcome> {
+    const view = bound.object;
+    if (view?.kind === "materialized-view") {
+      const job = this.jobs.running(viewJobName(view.name));
+      try {
+        if (job !== undefined) await this.jobs.stop(job.id);
+        await this.engine.views.drop(view);
+      } catch (e) {
+        this.screen.line("[ERROR] Could not execute SQL statement. Reason:");
+        this.screen.line(
+          `the view is dropped${job ? ` and its job ${job.id} stopped` : ""}, but its table could not be: ${e instanceof Error ? e.message : String(e)}`,
+        );
+        return "failed";
+      }
+      if (job !== undefined)
+        this.screen.line(`[INFO] Stopped job ${job.id} of the view and dropped its table.`);
+      else if (view.table !== undefined) this.screen.line("[INFO] Dropped the view's table.");
+    }
+    this.screen.line(SUCCEEDED);
+    return "ok";
+  }
+
+  /** Awaits `work` with the prompt away; Ctrl-C rejects at once (the work may finish unseen). */
+  private cancellable<T>(work: Promise<T>): Promise<T> {
+    let cancel: (e: Error) => void = () => undefined;
+    const cancelled = new Promise<never>((_, reject) => {
+      cancel = reject;
+    });
+    return this.busy(
+      (key) => {
+        if (!isCtrlC(key)) return false;
+        cancel(new Error("cancelled (Ctrl-C)"));
+        return true;
+      },
+      () => Promise.race([work, cancelled]),
+    );
   }
 
   /** SELECT: runs until its input ends or the user presses Ctrl-C / Q; the result shows live. */
@@ -216,11 +291,33 @@ export class StatementExecutor {
     try {
       const result = await this.busy(
         (key) => {
-          if (key === "interrupt" || mode !== "tableau") controller.abort();
+          if (isCtrlC(key) || (mode !== "tableau" && isQuit(key))) {
+            controller.abort();
+            return true;
+          }
+          return view.key(key);
         },
         () => this.engine.runDag(dag, { signal: controller.signal, collect: (batch) => view.batch(batch) }),
       );
       const end: QueryEnd = result.reason === "end" ? "end" : "terminated";
+      if (end === "end" && view.browsable()) {
+        // A result larger than the screen stays open for paging until Q (as in Flink's client).
+        let leave: () => void = () => undefined;
+        const left = new Promise<void>((resolve) => {
+          leave = resolve;
+        });
+        view.ended();
+        await this.busy(
+          (key) => {
+            if (isCtrlC(key) || isQuit(key) || key.name === "escape") {
+              leave();
+              return true;
+            }
+            return view.key(key);
+          },
+          () => left,
+        );
+      }
       view.finish(end);
       return "ok";
     } catch (e) {
@@ -242,6 +339,16 @@ function collectSchema(dag: PhysicalDag) {
     if (n.kind === "sink" && n.connector === COLLECT_CONNECTOR) return n.schema;
   }
   throw new Error("a query plan has no collect sink");
+}
+
+/** The job that keeps a materialised view: one per view, named after it. */
+function viewJobName(view: string): string {
+  return `materialized-view_${view}`;
+}
+
+function isQuit(key: Key): boolean {
+  const c = keyChar(key);
+  return c === "q" || c === "Q";
 }
 
 /** The shell's own commands (`QUIT;`, `EXIT;`, `HELP;`, `CLEAR;`), upper-cased, else undefined. */

@@ -32,12 +32,15 @@ interface Running {
 /**
  * The shell's background jobs. A job runs in this process until its input ends (FINISHED), it
  * fails (FAILED) or it is stopped (CANCELED: the abort signal makes it flush its sinks and
- * close). States only move away from RUNNING. Failures are queued as notices for the shell to
- * print before its next prompt, so they never cut into a line being typed.
+ * close). States only move away from RUNNING. A failure is a notice: handed to
+ * {@link onNotice} when it happens (the shell prints it above its prompt), else queued for
+ * {@link takeNotices}.
  */
 export class JobManager {
   private readonly jobs = new Map<string, Running>();
   private readonly notices: string[] = [];
+  /** Where notices go as they happen; while unset they are queued. */
+  onNotice: ((line: string) => void) | null = null;
 
   constructor(private readonly run: RunDag) {}
 
@@ -63,7 +66,9 @@ export class JobManager {
       (e: unknown) => {
         info.state = "FAILED";
         info.error = e instanceof Error ? e.message : String(e);
-        this.notices.push(`[ERROR] Job ${info.id} (${info.name}) failed: ${info.error}`);
+        const notice = `[ERROR] Job ${info.id} (${info.name}) failed: ${info.error}`;
+        if (this.onNotice) this.onNotice(notice);
+        else this.notices.push(notice);
       },
     );
     this.jobs.set(info.id, { info, controller, done });
@@ -77,6 +82,12 @@ export class JobManager {
 
   get(id: string): JobInfo | undefined {
     return this.jobs.get(id)?.info;
+  }
+
+  /** The running job of that name, if any (a materialised view's job is named after it). */
+  running(name: string): JobInfo | undefined {
+    for (const j of this.jobs.values()) if (j.info.name === name && j.info.state === "RUNNING") return j.info;
+    return undefined;
   }
 
   /** Stops a running job and waits until it has closed; a job that is not running is left as is. */

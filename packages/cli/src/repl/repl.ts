@@ -24,8 +24,18 @@ const CTRL_C_HINT = "Use 'QUIT;' or 'EXIT;' (or Ctrl-D) to leave the shell; Ctrl
  * start; `-i` runs a file in the session first (DDL and SET; it stops at its first error).
  */
 export async function replCommand(cmd: CommandLine, out: Output): Promise<number> {
-  const screen = processScreen();
   const engine = new Engine({ cwd: process.cwd(), out, settings: cmd.sets });
+  try {
+    return await shell(cmd, out, engine);
+  } finally {
+    // The embedded Postgres of the materialised views: its socket server, client sockets and
+    // database, so that the process ends as soon as the shell returns.
+    await engine.close();
+  }
+}
+
+async function shell(cmd: CommandLine, out: Output, engine: Engine): Promise<number> {
+  const screen = processScreen();
   const userSetMode = cmd.sets.some(([k]) => k === "sql-client.execution.result-mode");
   // Flink's default is `table`; a result piped elsewhere gets plain lines.
   if (!userSetMode && !screen.tty) engine.session.set("sql-client.execution.result-mode", "tableau");
@@ -76,9 +86,13 @@ export async function replCommand(cmd: CommandLine, out: Output): Promise<number
     completer: (line) => complete(line, catalogNames(engine.catalog)),
   });
   if (terminal) screen.line(WELCOME);
+  const shellInput = input;
+  // A background job's failure is printed when it happens (above the prompt, if it is up).
+  jobs.onNotice = (line) => shellInput.notify([line]);
   try {
     return await loop(input, executor, jobs, screen, terminal);
   } finally {
+    jobs.onNotice = null;
     input.close();
     const stopped = await jobs.stopAll();
     if (stopped > 0) screen.line(`[INFO] Stopped ${stopped} running job${stopped === 1 ? "" : "s"}.`);
@@ -108,6 +122,7 @@ async function loop(
         break;
       case "line":
         for (const stmt of splitter.push(event.text)) {
+          input.remember(stmt.text);
           const outcome = await executor.execute(stmt.text, STDIN);
           if (outcome === "quit") {
             screen.line("Goodbye!");

@@ -1,2 +1,2 @@
 export { EmbeddedPostgres, type EmbeddedPostgresOptions, embeddedPostgresPort } from "./server.js";
-export { replaceViewTable } from "./view-table.js";
+export { dropViewTable, replaceViewTable, type ViewTableShape } from "./view-table.js";

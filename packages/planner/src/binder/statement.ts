@@ -36,6 +36,8 @@ export type BoundStatement =
       readonly objectType: ast.Drop["objectType"];
       readonly name: string;
       readonly dropped: boolean;
+      /** What was dropped (a materialised view's job and table are the caller's to stop and drop). */
+      readonly object?: CatalogObject;
     }
   | { readonly kind: "insert"; readonly insert: BoundInsert }
   | { readonly kind: "statement-set"; readonly inserts: readonly BoundInsert[] }
@@ -175,7 +177,8 @@ function bindAndApply(stmt: ast.Statement, catalog: Catalog, session: Session): 
       const kind =
         stmt.objectType === "TABLE" ? "table" : stmt.objectType === "VIEW" ? "view" : "materialized-view";
       const temporary = stmt.temporary || (!catalog.isTemporary(n) ? false : catalog.get(n)?.kind === kind);
-      const dropped = catalog.drop(n, kind, temporary) !== undefined;
+      const object = catalog.drop(n, kind, temporary);
+      const dropped = object !== undefined;
       if (!dropped && !stmt.ifExists) {
         const what = stmt.objectType.toLowerCase();
         const other = catalog.get(n);
@@ -188,7 +191,7 @@ function bindAndApply(stmt: ast.Statement, catalog: Catalog, session: Session): 
           other ? undefined : (didYouMean(n, catalog.names(kind)) ?? `use DROP ${stmt.objectType} IF EXISTS`),
         );
       }
-      return { kind: "drop", objectType: stmt.objectType, name: n, dropped };
+      return { kind: "drop", objectType: stmt.objectType, name: n, dropped, ...(object ? { object } : {}) };
     }
     case "Insert":
       return { kind: "insert", insert: bindInsert(stmt, ctx) };

@@ -172,6 +172,9 @@ export class Catalog {
 
 /** DESCRIBE rows of a table or view. */
 export function describeRows(object: CatalogObject): DescribeRow[] {
+  // A materialised view whose job is planned: its table's columns, key columns NOT NULL and the
+  // derived unique key as the primary key.
+  if (object.kind === "materialized-view" && object.table !== undefined) return describeRows(object.table);
   if (object.kind !== "table") {
     return object.schema.map((f) => ({
       name: f.name,
