@@ -188,6 +188,13 @@ describe("weir run with checkpoints and --restore", () => {
         error: /'execution.checkpointing.num-retained' expects a positive integer/,
       },
       {
+        name: "unknown state backend",
+        settings: [["state.backend.type", "rocksdb"]],
+        sql: script(input, "totals_c"),
+        error:
+          /'state.backend.type' = 'rocksdb' is not a state backend this Weir has; use one of: hashmap, memory/,
+      },
+      {
         name: "nothing to restore",
         settings: [],
         restore: join(dir, "absent"),

@@ -1,6 +1,12 @@
 import { resolve } from "node:path";
 import { parseDuration } from "@weir/planner";
-import { CheckpointStore, type JobCheckpoint, type JobOptions, readCheckpoint } from "@weir/runtime";
+import {
+  CheckpointStore,
+  type JobCheckpoint,
+  type JobOptions,
+  readCheckpoint,
+  stateBackendFactory,
+} from "@weir/runtime";
 
 /** What `weir run` does about checkpoints, from the settings and `--restore`. */
 export interface CheckpointPlan {
@@ -33,6 +39,11 @@ export function planCheckpoints(
   cwd: string,
 ): CheckpointPlanResult {
   const fail = (message: string): CheckpointPlanResult => ({ ok: false, message });
+  try {
+    stateBackendFactory(settings);
+  } catch (e) {
+    return fail((e as Error).message);
+  }
   const intervalText = settings[INTERVAL];
   const intervalMs = intervalText === undefined ? 0 : parseDuration(intervalText);
   if (intervalMs === undefined)

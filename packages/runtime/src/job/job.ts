@@ -3,12 +3,15 @@ import { Message } from "../changelog.js";
 import type { ConnectorRegistry, PollResult, SinkWriterContext } from "../connector.js";
 import { parseDurationSetting } from "../operators/common.js";
 import { STATE_SNAPSHOT_VERSION } from "../state/api.js";
-import { decodeJson, encodeJson } from "../state/codec.js";
+import { stateBackendFactory } from "../state/backends.js";
+import { decodeJson, encodeJson, type Json } from "../state/codec.js";
 import { NO_WATERMARK } from "../time/watermarks.js";
 import type { JobCheckpoint, OperatorCheckpoint, SinkCheckpoint, SourceCheckpoint } from "./checkpoint.js";
 import { checkRestorable, JOB_CHECKPOINT_VERSION, planFingerprint } from "./checkpoint.js";
+import type { SinkOwnState, SourceOwnState } from "./connector-tasks.js";
+import type { TaskAck } from "./driver.js";
 import { describeNode, nodeFailure } from "./errors.js";
-import type { OperatorRuntime, SinkRuntime, SourceRuntime } from "./graph.js";
+import type { NodeRuntime, SinkRuntime, SourceRuntime } from "./graph.js";
 import { JobGraph } from "./graph.js";
 import type { JobMetrics, OperatorRunMetrics, SinkMetrics, SourceMetrics } from "./metrics.js";
 
@@ -56,8 +59,8 @@ const MAX_IDLE_SLEEP_MS = 100;
 
 interface PendingCheckpoint {
   readonly id: number;
-  readonly operators: Record<string, OperatorCheckpoint>;
-  readonly sinks: Set<SinkRuntime>;
+  /** Every task's acknowledgement, as it aligned (a promise for an asynchronous task). */
+  readonly acks: Map<NodeRuntime, TaskAck | Promise<TaskAck>>;
 }
 
 /**
@@ -94,13 +97,15 @@ export class Job {
     this.graph = new JobGraph(dag, {
       settings: this.settings,
       now: this.now,
+      cwd: options.cwd,
       reader: (node) => options.connectors.source(node),
       writer: (node) => options.connectors.sink(node),
+      ...(options.collect ? { collect: options.collect } : {}),
+      stateBackend: stateBackendFactory(this.settings),
     });
     this.graph.listener = {
-      onOperatorCheckpoint: (rt, id) => this.onOperatorCheckpoint(rt, id),
-      onSinkCheckpoint: (rt, id) => {
-        if (this.pending?.id === id) this.pending.sinks.add(rt);
+      onAck: (rt, id, ack) => {
+        if (this.pending?.id === id) this.pending.acks.set(rt, ack);
       },
     };
     for (const s of this.graph.sinks()) {
@@ -118,20 +123,8 @@ export class Job {
   async open(): Promise<void> {
     this.startedAt = this.now();
     this.lastFlush = this.startedAt;
-    const { cwd, collect } = this.options;
-    for (const s of this.graph.sources()) {
-      await s.reader.open({ node: s.node, metrics: s.counters, settings: this.settings, cwd });
-      for (const split of s.reader.splits?.() ?? []) s.op.tracker.addSplit(split);
-    }
-    for (const s of this.graph.sinks()) {
-      await s.writer.open({
-        node: s.node,
-        metrics: s.counters,
-        settings: this.settings,
-        cwd,
-        ...(collect ? { collect } : {}),
-      });
-    }
+    for (const s of this.graph.sources()) await s.driver.open();
+    for (const s of this.graph.sinks()) await s.driver.open();
     const cp = this.options.restoreFrom;
     if (cp) await this.restore(cp);
     for (const rt of this.graph.operators()) {
@@ -145,8 +138,8 @@ export class Job {
     if (cp) {
       // Re-announce restored source watermarks, so downstream inputs do not wait for an advance.
       for (const s of this.graph.sources()) {
-        const w = s.op.tracker.currentWatermark;
-        if (!s.op.ended && w > NO_WATERMARK) this.graph.forward(s.node.id, Message.watermark(w));
+        const w = s.task.op.tracker.currentWatermark;
+        if (!s.task.op.ended && w > NO_WATERMARK) this.graph.forward(s.node.id, Message.watermark(w));
       }
     }
   }
@@ -154,17 +147,17 @@ export class Job {
   /** True when every sink got `end` (a job without sinks: when every source ended). */
   get finished(): boolean {
     const sinks = this.graph.sinks();
-    if (sinks.length === 0) return this.graph.sources().every((s) => s.op.ended);
-    return sinks.every((s) => s.ended);
+    if (sinks.length === 0) return this.graph.sources().every((s) => s.task.op.ended);
+    return sinks.every((s) => s.driver.finished);
   }
 
   /** Pushes one poll result of source node `nodeId` through the DAG, synchronously. */
   pushSource(nodeId: number, result: PollResult): void {
     const rt = this.graph.nodes.get(nodeId);
     if (rt?.kind !== "source") throw new Error(`node ${nodeId} is not a source`);
-    if (rt.op.ended) throw new Error(`source ${describeNode(rt.node)} already ended`);
+    if (rt.task.op.ended) throw new Error(`source ${describeNode(rt.node)} already ended`);
     try {
-      rt.recordsRead += rt.op.process(result, (m) => this.graph.forward(nodeId, m));
+      rt.task.op.process(result, rt.emit);
     } catch (e) {
       throw nodeFailure(rt.node, e);
     }
@@ -175,7 +168,7 @@ export class Job {
    * poll gave, or null when every source has ended.
    */
   async step(): Promise<PollResult["kind"] | null> {
-    const live = this.graph.sources().filter((s) => !s.op.ended);
+    const live = this.graph.sources().filter((s) => !s.task.op.ended);
     if (live.length === 0) return null;
     // Round robin by node id, from the cursor: the order a checkpoint records and a restore
     // continues, so a restored run interleaves its sources as the uninterrupted one does.
@@ -183,7 +176,7 @@ export class Job {
     this.pollCursor = rt.node.id + 1;
     let result: PollResult;
     try {
-      result = await rt.reader.poll(this.options.pollBatchSize ?? 1024);
+      result = await rt.task.reader.poll(this.options.pollBatchSize ?? 1024);
     } catch (e) {
       throw nodeFailure(rt.node, e);
     }
@@ -200,9 +193,9 @@ export class Job {
     if (!force && now - this.lastTick < TICK_MS) return;
     this.lastTick = now;
     for (const s of this.graph.sources()) {
-      if (s.op.ended) continue;
+      if (s.task.op.ended) continue;
       try {
-        s.op.pollWatermark((m) => this.graph.forward(s.node.id, m));
+        s.task.op.pollWatermark(s.emit);
       } catch (e) {
         throw nodeFailure(s.node, e);
       }
@@ -214,13 +207,12 @@ export class Job {
   async flushSinks(all = false): Promise<void> {
     const now = this.now();
     for (const s of this.graph.sinks()) {
+      const n = s.task.batchesSinceFlush;
       const due =
-        all ||
-        s.batchesSinceFlush >= FLUSH_EVERY_BATCHES ||
-        (s.batchesSinceFlush > 0 && now - this.lastFlush >= this.flushIntervals.get(s)!);
-      if (!due) continue;
-      await this.sinkCall(s, () => s.writer.flush());
-      s.batchesSinceFlush = 0;
+        all || n >= FLUSH_EVERY_BATCHES || (n > 0 && now - this.lastFlush >= this.flushIntervals.get(s)!);
+      // A sink busy with a pre-commit flushes on a later turn (the final flush waits for it).
+      if (!due || (!all && s.task.busy)) continue;
+      await this.sinkCall(s, () => s.task.flush());
     }
     if (all || now - this.lastFlush >= DEFAULT_FLUSH_INTERVAL_MS) this.lastFlush = now;
   }
@@ -233,33 +225,41 @@ export class Job {
   async checkpoint(id = this.nextCheckpointId): Promise<JobCheckpoint> {
     if (this.pending !== null) throw new Error(`checkpoint ${this.pending.id} is still in progress`);
     this.nextCheckpointId = id + 1;
-    const pending: PendingCheckpoint = { id, operators: {}, sinks: new Set() };
-    const sources: Record<string, SourceCheckpoint> = {};
+    const pending: PendingCheckpoint = { id, acks: new Map() };
     this.pending = pending;
     try {
-      for (const s of this.graph.sources()) {
-        sources[s.node.id] = {
-          position: s.reader.position(),
-          watermarks: s.op.snapshotWatermarks(),
-          ended: s.op.ended,
-        };
-      }
-      for (const s of this.graph.sources()) {
-        if (!s.op.ended) this.graph.forward(s.node.id, Message.barrier(id));
-      }
-      // Operators whose inputs all ended saw no barrier; they are quiescent, so snapshot them now.
-      for (const rt of this.graph.operators()) {
-        if (pending.operators[rt.node.id] === undefined) this.onOperatorCheckpoint(rt, id);
-      }
+      // Every source records its position, then sends the barrier: the DAG is quiescent, so the
+      // barriers of all sources form one cut.
+      for (const s of this.graph.sources()) s.driver.injectBarrier(id);
+      // Tasks whose inputs all ended saw no barrier; they are quiescent, so snapshot them now.
+      for (const rt of this.graph.tasks) if (!pending.acks.has(rt)) rt.driver.acknowledge(id);
     } finally {
       this.pending = null;
     }
+    const acks = new Map<NodeRuntime, TaskAck>();
+    for (const [rt, ack] of pending.acks) acks.set(rt, await ack);
+    return this.manifest(id, acks);
+  }
+
+  /** The checkpoint of `id` from every task's acknowledgement. */
+  private manifest(id: number, acks: ReadonlyMap<NodeRuntime, TaskAck>): JobCheckpoint {
+    const sources: Record<string, SourceCheckpoint> = {};
+    const operators: Record<string, OperatorCheckpoint> = {};
     const sinks: Record<string, SinkCheckpoint> = {};
-    for (const s of this.graph.sinks()) {
-      await this.sinkCall(s, () => s.writer.flush());
-      s.batchesSinceFlush = 0;
-      const preCommitted = s.writer.preCommit ? await this.sinkCall(s, () => s.writer.preCommit!(id)) : null;
-      sinks[s.node.id] = { preCommitted };
+    for (const rt of this.graph.tasks) {
+      const ack = acks.get(rt)!;
+      if (rt.kind === "source") {
+        const own = ack.own as unknown as SourceOwnState;
+        sources[rt.node.id] = { position: own.position, watermarks: own.watermarks, ended: own.ended };
+      } else if (rt.kind === "sink") {
+        sinks[rt.node.id] = { preCommitted: (ack.own as unknown as SinkOwnState).preCommitted };
+      } else {
+        operators[rt.node.id] = {
+          state: ack.state,
+          watermark: encodeJson(ack.watermark),
+          forwarded: encodeJson(ack.forwarded),
+        };
+      }
     }
     return {
       version: JOB_CHECKPOINT_VERSION,
@@ -268,7 +268,7 @@ export class Job {
       dagVersion: this.dag.version,
       stateVersion: STATE_SNAPSHOT_VERSION,
       sources,
-      operators: pending.operators,
+      operators,
       sinks,
       metrics: this.metrics(),
       pollCursor: this.pollCursor,
@@ -278,9 +278,9 @@ export class Job {
   /** The checkpoint is durable: sinks make its pre-committed writes visible. */
   async commit(cp: JobCheckpoint): Promise<void> {
     for (const s of this.graph.sinks()) {
-      if (!s.writer.commit) continue;
       const pre = cp.sinks[s.node.id]?.preCommitted ?? null;
-      await this.sinkCall(s, () => s.writer.commit!(cp.checkpointId, pre));
+      const own: SinkOwnState = { preCommitted: pre };
+      await this.sinkCall(s, () => s.task.onCheckpointComplete(cp.checkpointId, own as unknown as Json));
     }
   }
 
@@ -293,9 +293,9 @@ export class Job {
       sources[s.node.id] = {
         table: s.node.table,
         connector: s.node.connector,
-        recordsRead: s.recordsRead,
-        watermark: s.op.watermark,
-        counters: Object.fromEntries(s.counters),
+        recordsRead: s.driver.metrics.recordsOut,
+        watermark: s.task.op.watermark,
+        counters: Object.fromEntries(s.task.counters),
       };
     }
     for (const rt of this.graph.operators())
@@ -304,8 +304,8 @@ export class Job {
       sinks[s.node.id] = {
         table: s.node.table,
         connector: s.node.connector,
-        recordsWritten: s.recordsWritten,
-        counters: Object.fromEntries(s.counters),
+        recordsWritten: s.driver.metrics.recordsIn,
+        counters: Object.fromEntries(s.task.counters),
       };
     }
     return { durationMs: this.now() - this.startedAt, sources, operators, sinks };
@@ -358,7 +358,7 @@ export class Job {
         lastProgress = now;
         onProgress(this.metrics());
       }
-      const live = this.graph.sources().filter((s) => !s.op.ended).length;
+      const live = this.graph.sources().filter((s) => !s.task.op.ended).length;
       if (idleRound >= live && live > 0 && Number.isFinite(idleWait)) {
         await sleep(idleWait, signal);
         idleRound = 0;
@@ -381,20 +381,10 @@ export class Job {
         first ??= e;
       }
     };
-    for (const rt of this.graph.operators()) await attempt(() => rt.driver.op.close?.());
-    for (const s of this.graph.sources()) await attempt(() => s.reader.close());
-    for (const s of this.graph.sinks()) await attempt(() => s.writer.close());
+    for (const rt of this.graph.operators()) await attempt(() => rt.driver.task.close?.());
+    for (const s of this.graph.sources()) await attempt(() => s.task.close());
+    for (const s of this.graph.sinks()) await attempt(() => s.task.close());
     if (first !== null) throw first;
-  }
-
-  private onOperatorCheckpoint(rt: OperatorRuntime, id: number): void {
-    const p = this.pending;
-    if (p === null || p.id !== id) return;
-    p.operators[rt.node.id] = {
-      state: rt.driver.snapshot(),
-      watermark: encodeJson(rt.driver.watermark),
-      forwarded: encodeJson(rt.driver.forwarded),
-    };
   }
 
   private async restore(cp: JobCheckpoint): Promise<void> {
@@ -406,13 +396,14 @@ export class Job {
         throw new Error(
           `cannot restore: checkpoint ${cp.checkpointId} has no state for ${describeNode(s.node)}`,
         );
-      await this.sourceCall(s, () => s.reader.restore(sc.position));
-      s.op.restoreWatermarks(sc.watermarks);
+      const own: SourceOwnState = { position: sc.position, watermarks: sc.watermarks, ended: sc.ended };
+      await this.sourceCall(s, () => s.task.restore(own as unknown as Json));
       const m = cp.metrics.sources[s.node.id];
       if (m) {
-        s.recordsRead = m.recordsRead;
+        s.driver.restoreMetrics({ recordsIn: 0, recordsOut: m.recordsRead, lateRecordsDropped: 0 });
         // Counters are cumulative: what this run counted so far (e.g. in a restore) adds to them.
-        for (const [k, v] of Object.entries(m.counters)) s.counters.set(k, (s.counters.get(k) ?? 0) + v);
+        const c = s.task.counters;
+        for (const [k, v] of Object.entries(m.counters)) c.set(k, (c.get(k) ?? 0) + v);
       }
     }
     for (const rt of this.graph.operators()) {
@@ -421,26 +412,23 @@ export class Job {
         throw new Error(
           `cannot restore: checkpoint ${cp.checkpointId} has no state for ${describeNode(rt.node)}`,
         );
-      rt.driver.restore(oc.state, decodeJson(oc.watermark) as number, decodeJson(oc.forwarded) as number);
+      rt.driver.restoreSync(oc.state, decodeJson(oc.watermark) as number, decodeJson(oc.forwarded) as number);
       const m = cp.metrics.operators[rt.node.id];
-      if (m) {
-        rt.driver.metrics.recordsIn = m.recordsIn;
-        rt.driver.metrics.recordsOut = m.recordsOut;
-        rt.driver.metrics.lateRecordsDropped = m.lateRecordsDropped;
-      }
+      if (m) rt.driver.restoreMetrics(m);
     }
     for (const s of this.graph.sinks()) {
       const m = cp.metrics.sinks[s.node.id];
       if (m) {
-        s.recordsWritten = m.recordsWritten;
+        s.driver.restoreMetrics({ recordsIn: m.recordsWritten, recordsOut: 0, lateRecordsDropped: 0 });
         // Counters are cumulative: what this run counted so far (e.g. in a restore) adds to them.
-        for (const [k, v] of Object.entries(m.counters)) s.counters.set(k, (s.counters.get(k) ?? 0) + v);
+        const c = s.task.counters;
+        for (const [k, v] of Object.entries(m.counters)) c.set(k, (c.get(k) ?? 0) + v);
       }
     }
     // A source that had ended before the checkpoint ends again now, without taking a poll's
     // turn: downstream operators learn it, and the round robin matches the first run's.
     for (const s of this.graph.sources()) {
-      if (cp.sources[s.node.id]?.ended && !s.op.ended) this.pushSource(s.node.id, { kind: "end" });
+      if (cp.sources[s.node.id]?.ended && !s.task.op.ended) this.pushSource(s.node.id, { kind: "end" });
     }
     // The restored checkpoint was complete: re-commit (idempotently) what its sinks pre-committed.
     await this.commit(cp);
