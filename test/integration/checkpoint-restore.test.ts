@@ -122,15 +122,19 @@ describe("weir run with checkpoints and --restore", () => {
     expect(first.reason).toBe("aborted");
     expect(first.checkpoints).toBe(14);
     expect(store.list().map((s) => s.id)).toEqual([9, 10]);
+    // Checkpoints live under the job's own directory.
+    const jobId = store.latest()!.jobId;
+    expect(jobId).toMatch(/^[0-9a-f]{32}$/);
+    const jobDir = join(base, jobId);
     // A crash while checkpoint 11 was being written leaves a directory without its manifest.
-    mkdirSync(join(base, "chk-11"));
-    writeFileSync(join(base, "chk-11", "._metadata.json.tmp"), "{");
+    mkdirSync(join(jobDir, "chk-11"));
+    writeFileSync(join(jobDir, "chk-11", "._metadata.json.tmp"), "{");
     const partial = await tableRows("totals_a");
     expect(partial).not.toEqual(expected());
     // Rewrite (same length) what checkpoint 10 had already read: a run that re-read it instead of
     // restoring would write keys 'kez…' and wrong totals.
     const cut = (
-      Object.values(store.read(join(base, "chk-10")).checkpoint.sources)[0]!.position as {
+      Object.values(store.read(join(jobDir, "chk-10")).checkpoint.sources)[0]!.position as {
         files: Record<string, { offset: number }>;
       }
     ).files;
@@ -148,11 +152,12 @@ describe("weir run with checkpoints and --restore", () => {
     expect(code, err.join("\n")).toBe(0);
     expect(await tableRows("totals_a")).toEqual(expected());
     const summary = err.join("\n");
-    expect(summary).toContain(`restored from checkpoint 10 (${join(base, "chk-10")})`);
+    expect(summary).toContain(`restored from checkpoint 10 (${join(jobDir, "chk-10")})`);
     expect(summary).toMatch(/checkpoints completed: \d+/);
     expect(summary).toContain(`${ROWS} records read`);
-    // The restored run's checkpoints continue the ids (11 is rewritten whole).
+    // The restored run's checkpoints continue the job's ids in its directory (11 is rewritten whole).
     expect(store.latest()!.id).toBeGreaterThan(10);
+    expect(store.latest()!.jobId).toBe(jobId);
   });
 
   it("an uninterrupted run gives the same table", async () => {

@@ -389,7 +389,14 @@ export class Engine {
     const printers = new Map<readonly unknown[], TableauPrinter>();
     const restorePath = this.restoreUsed ? undefined : opts.restore;
     this.restoreUsed = true;
-    const checkpoints = planCheckpoints(this.session.all(), restorePath, this.options.cwd);
+    const checkpoints = planCheckpoints(this.session.all(), restorePath, this.options.cwd, (cp) => {
+      try {
+        checkRestorable(cp, dag);
+        return null;
+      } catch (e) {
+        return (e as Error).message;
+      }
+    });
     if (!checkpoints.ok) {
       this.out.err(`${opts.file}: error: ${checkpoints.message}`);
       return EXIT_INVALID;

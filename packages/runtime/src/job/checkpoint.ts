@@ -6,7 +6,8 @@ import { STATE_SNAPSHOT_VERSION } from "../state/api.js";
 import type { Json } from "../state/codec.js";
 import type { JobMetrics } from "./metrics.js";
 
-export const JOB_CHECKPOINT_VERSION = 1;
+/** 2: per-job directories (`jobId`), trigger `timestamp`, operator state in handle files. */
+export const JOB_CHECKPOINT_VERSION = 2;
 
 /**
  * One consistent cut of a running job, as plain JSON: every source's position (the next record
@@ -16,7 +17,11 @@ export const JOB_CHECKPOINT_VERSION = 1;
  */
 export interface JobCheckpoint {
   readonly version: number;
+  /** The job that took it: its directory under the checkpoint base, kept across restores. */
+  readonly jobId: string;
   readonly checkpointId: number;
+  /** When the checkpoint was triggered (the job's clock, epoch ms). */
+  readonly timestamp: number;
   /** {@link planFingerprint} of the DAG that took it; a restore into another plan is refused. */
   readonly planFingerprint: string;
   readonly dagVersion: number;

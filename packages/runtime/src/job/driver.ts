@@ -202,6 +202,27 @@ export class TaskDriver<T extends Task = Task> {
     this.options.onAck?.(id, ack);
   }
 
+  /** Checkpoint `id` is complete: the task may make its effects visible (a sink commits). */
+  async notifyComplete(id: number, own: Json): Promise<void> {
+    const t: Task = this.task;
+    if (t.onCheckpointComplete === undefined) return;
+    try {
+      await t.onCheckpointComplete(id, own);
+    } catch (e) {
+      throw nodeFailure(this.node, e);
+    }
+  }
+
+  /** Checkpoint `id` will not complete. */
+  notifyAborted(id: number): void {
+    const t: Task = this.task;
+    try {
+      t.onCheckpointAborted?.(id);
+    } catch (e) {
+      throw nodeFailure(this.node, e);
+    }
+  }
+
   /** Ends a task without inputs (VALUES): the final watermark, then `end`. */
   finishWithoutInputs(): void {
     try {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { PhysicalDag } from "@weir/planner";
 import { Message } from "../changelog.js";
 import type { ConnectorRegistry, PollResult, SinkWriterContext } from "../connector.js";
@@ -5,9 +6,11 @@ import { parseDurationSetting } from "../operators/common.js";
 import { STATE_SNAPSHOT_VERSION } from "../state/api.js";
 import { stateBackendFactory } from "../state/backends.js";
 import { decodeJson, encodeJson, type Json } from "../state/codec.js";
+import { TaskMetricGroup } from "../task.js";
 import { NO_WATERMARK } from "../time/watermarks.js";
 import type { JobCheckpoint, OperatorCheckpoint, SinkCheckpoint, SourceCheckpoint } from "./checkpoint.js";
 import { checkRestorable, JOB_CHECKPOINT_VERSION, planFingerprint } from "./checkpoint.js";
+import { type CheckpointConfig, checkpointConfig } from "./checkpoint-config.js";
 import type { SinkOwnState, SourceOwnState } from "./connector-tasks.js";
 import type { TaskAck } from "./driver.js";
 import { describeNode, nodeFailure } from "./errors.js";
@@ -26,11 +29,19 @@ export interface JobOptions {
   /** Where the `collect` sink sends a bare SELECT's changes. */
   readonly collect?: SinkWriterContext["collect"];
   readonly checkpoint?: {
-    /** Take a checkpoint every `intervalMs` of processing time (0 or absent: never). */
+    /** Trigger a checkpoint every `intervalMs` of processing time (0 or absent: never). */
     readonly intervalMs?: number;
-    /** Stores a checkpoint; sinks commit once it resolves. */
+    /** Abort a checkpoint not acknowledged by every task in this time; default `'execution.checkpointing.timeout'`. */
+    readonly timeoutMs?: number;
+    /** Least time from the end of a checkpoint to the next trigger; default `'execution.checkpointing.min-pause'`. */
+    readonly minPauseMs?: number;
+    /** Stores a complete checkpoint durably; sinks commit once it resolves. */
     onCheckpoint?(cp: JobCheckpoint): Promise<void>;
+    /** Checkpoint `id` was aborted (the job goes on). */
+    onAborted?(id: number, reason: string): void;
   };
+  /** The job's id (its checkpoint subdirectory); default: the restored checkpoint's, else a new one. */
+  readonly jobId?: string;
   readonly restoreFrom?: JobCheckpoint;
   /** Stop (cleanly: flush sinks, close) after this much processing time. */
   readonly maxRuntimeMs?: number;
@@ -47,6 +58,8 @@ export interface JobResult {
   readonly metrics: JobMetrics;
   /** Checkpoints completed by this run. */
   readonly checkpoints: number;
+  /** Checkpoints this run aborted (timeout). */
+  readonly abortedCheckpoints: number;
   readonly lastCheckpoint: JobCheckpoint | null;
 }
 
@@ -57,10 +70,16 @@ const FLUSH_EVERY_BATCHES = 64;
 const DEFAULT_FLUSH_INTERVAL_MS = 1000;
 const MAX_IDLE_SLEEP_MS = 100;
 
+/** A triggered checkpoint (at most one at a time: max-concurrent-checkpoints 1). */
 interface PendingCheckpoint {
   readonly id: number;
+  readonly startedAt: number;
   /** Every task's acknowledgement, as it aligned (a promise for an asynchronous task). */
   readonly acks: Map<NodeRuntime, TaskAck | Promise<TaskAck>>;
+  /** The acknowledgements received so far. */
+  readonly received: Map<NodeRuntime, TaskAck>;
+  /** A task failed to snapshot (e.g. a sink's pre-commit threw): the job fails with it. */
+  failure: { readonly error: unknown } | null;
 }
 
 /**
@@ -78,8 +97,16 @@ export class Job {
   readonly settings: Readonly<Record<string, string>>;
   private readonly now: () => number;
   private startedAt = 0;
+  readonly jobId: string;
+  /** The checkpoint coordinator's settings (`'execution.checkpointing.*'`). */
+  readonly checkpointConfig: CheckpointConfig;
+  /** Job-level metrics: completed/aborted checkpoints, checkpoint durations. */
+  readonly jobMetrics = new TaskMetricGroup("job");
   private nextCheckpointId = 1;
+  /** The checkpoint whose barriers are being injected (acks are collected into it). */
   private pending: PendingCheckpoint | null = null;
+  /** The checkpoint triggered and not yet complete or aborted. */
+  private inflight: PendingCheckpoint | null = null;
   /** The node id from which the next poll looks for a live source (see `step`). */
   private pollCursor = 0;
   private lastTick = Number.NEGATIVE_INFINITY;
@@ -94,6 +121,8 @@ export class Job {
     if (options.restoreFrom) checkRestorable(options.restoreFrom, dag);
     this.settings = { ...dag.settings, ...options.settings };
     this.now = options.now ?? Date.now;
+    this.checkpointConfig = checkpointConfig(this.settings);
+    this.jobId = options.jobId ?? options.restoreFrom?.jobId ?? randomBytes(16).toString("hex");
     this.graph = new JobGraph(dag, {
       settings: this.settings,
       now: this.now,
@@ -102,6 +131,7 @@ export class Job {
       writer: (node) => options.connectors.sink(node),
       ...(options.collect ? { collect: options.collect } : {}),
       stateBackend: stateBackendFactory(this.settings),
+      aligned: this.checkpointConfig.mode === "EXACTLY_ONCE",
     });
     this.graph.listener = {
       onAck: (rt, id, ack) => {
@@ -223,26 +253,94 @@ export class Job {
    * flushes and pre-commits the sinks. Call only between pushes.
    */
   async checkpoint(id = this.nextCheckpointId): Promise<JobCheckpoint> {
-    if (this.pending !== null) throw new Error(`checkpoint ${this.pending.id} is still in progress`);
+    if (this.inflight !== null) throw new Error(`checkpoint ${this.inflight.id} is still in progress`);
+    const p = this.trigger(id);
+    this.inflight = null;
+    for (const [rt, ack] of p.acks) p.received.set(rt, await ack);
+    return this.manifest(p);
+  }
+
+  /**
+   * Starts checkpoint `id`: every source records its position, then sends the barrier (the DAG
+   * is quiescent, so the barriers of all sources form one cut); tasks whose inputs all ended saw
+   * no barrier and are snapshotted directly. Synchronous tasks acknowledge at once; the others
+   * (sinks flushing and pre-committing) acknowledge when their promise resolves.
+   */
+  private trigger(id: number): PendingCheckpoint {
     this.nextCheckpointId = id + 1;
-    const pending: PendingCheckpoint = { id, acks: new Map() };
-    this.pending = pending;
+    const p: PendingCheckpoint = {
+      id,
+      startedAt: this.now(),
+      acks: new Map(),
+      received: new Map(),
+      failure: null,
+    };
+    this.pending = p;
     try {
-      // Every source records its position, then sends the barrier: the DAG is quiescent, so the
-      // barriers of all sources form one cut.
       for (const s of this.graph.sources()) s.driver.injectBarrier(id);
-      // Tasks whose inputs all ended saw no barrier; they are quiescent, so snapshot them now.
-      for (const rt of this.graph.tasks) if (!pending.acks.has(rt)) rt.driver.acknowledge(id);
+      for (const rt of this.graph.tasks) if (!p.acks.has(rt)) rt.driver.acknowledge(id);
     } finally {
       this.pending = null;
     }
-    const acks = new Map<NodeRuntime, TaskAck>();
-    for (const [rt, ack] of pending.acks) acks.set(rt, await ack);
-    return this.manifest(id, acks);
+    for (const [rt, ack] of p.acks) {
+      if (!(ack instanceof Promise)) p.received.set(rt, ack);
+      else
+        ack.then(
+          (a) => p.received.set(rt, a),
+          (error) => {
+            p.failure ??= { error };
+          },
+        );
+    }
+    this.inflight = p;
+    return p;
+  }
+
+  /**
+   * One turn of the checkpoint coordinator: triggers a checkpoint when the interval since the
+   * last trigger and the min-pause since the last one ended have passed, and waits for every
+   * task's acknowledgement — as a Flink sink's pre-commit holds its task — for at most the
+   * timeout. Complete: the manifest is stored by `onCheckpoint`, then every task is told (sinks
+   * commit). Not acknowledged in time: the checkpoint is aborted, every task is told (a sink
+   * abandons the pre-commit), and the job goes on. A task that fails to snapshot fails the job.
+   */
+  private async coordinate(state: CoordinatorState): Promise<void> {
+    const cfg = this.checkpointConfig;
+    const opts = this.options.checkpoint;
+    const interval = opts?.intervalMs ?? 0;
+    if (interval <= 0 || this.finished) return;
+    const now = this.now();
+    if (now - state.lastTrigger < interval) return;
+    if (now - state.lastEnd < (opts?.minPauseMs ?? cfg.minPauseMs)) return;
+    state.lastTrigger = now;
+    const p = this.trigger(this.nextCheckpointId);
+    const timeoutMs = opts?.timeoutMs ?? cfg.timeoutMs;
+    const acked = await acknowledgedWithin(p, timeoutMs);
+    this.inflight = null;
+    if (p.failure !== null) throw p.failure.error;
+    if (acked) {
+      const cp = this.manifest(p);
+      await opts?.onCheckpoint?.(cp);
+      await this.commit(cp);
+      state.completed++;
+      state.lastCheckpoint = cp;
+      state.lastEnd = this.now();
+      this.jobMetrics.counter("numberOfCompletedCheckpoints").inc();
+      this.jobMetrics.histogram("checkpointDurationMs").update(state.lastEnd - p.startedAt);
+      return;
+    }
+    const missing = [...p.acks.keys()].filter((rt) => !p.received.has(rt)).map((rt) => describeNode(rt.node));
+    const reason = `not acknowledged within ${timeoutMs} ms by ${missing.join(", ")}`;
+    for (const rt of this.graph.tasks) rt.driver.notifyAborted(p.id);
+    state.aborted++;
+    state.lastEnd = this.now();
+    this.jobMetrics.counter("numberOfFailedCheckpoints").inc();
+    opts?.onAborted?.(p.id, reason);
   }
 
   /** The checkpoint of `id` from every task's acknowledgement. */
-  private manifest(id: number, acks: ReadonlyMap<NodeRuntime, TaskAck>): JobCheckpoint {
+  private manifest(p: PendingCheckpoint): JobCheckpoint {
+    const { id, received: acks } = p;
     const sources: Record<string, SourceCheckpoint> = {};
     const operators: Record<string, OperatorCheckpoint> = {};
     const sinks: Record<string, SinkCheckpoint> = {};
@@ -263,7 +361,9 @@ export class Job {
     }
     return {
       version: JOB_CHECKPOINT_VERSION,
+      jobId: this.jobId,
       checkpointId: id,
+      timestamp: p.startedAt,
       planFingerprint: planFingerprint(this.dag),
       dagVersion: this.dag.version,
       stateVersion: STATE_SNAPSHOT_VERSION,
@@ -275,12 +375,18 @@ export class Job {
     };
   }
 
-  /** The checkpoint is durable: sinks make its pre-committed writes visible. */
+  /**
+   * The checkpoint is complete and durable: every task is told, and sinks make its pre-committed
+   * writes visible (commits must be idempotent: a restore re-commits its checkpoint).
+   */
   async commit(cp: JobCheckpoint): Promise<void> {
-    for (const s of this.graph.sinks()) {
-      const pre = cp.sinks[s.node.id]?.preCommitted ?? null;
-      const own: SinkOwnState = { preCommitted: pre };
-      await this.sinkCall(s, () => s.task.onCheckpointComplete(cp.checkpointId, own as unknown as Json));
+    for (const rt of this.graph.tasks) {
+      let own: Json = null;
+      if (rt.kind === "sink") {
+        const sinkOwn: SinkOwnState = { preCommitted: cp.sinks[rt.node.id]?.preCommitted ?? null };
+        own = sinkOwn as unknown as Json;
+      }
+      await rt.driver.notifyComplete(cp.checkpointId, own);
     }
   }
 
@@ -317,12 +423,16 @@ export class Job {
    * Ends when every sink saw `end`, or stops cleanly on `maxRuntimeMs` / `signal`.
    */
   async run(): Promise<JobResult> {
-    const { checkpoint, maxRuntimeMs, signal, onProgress } = this.options;
-    const interval = checkpoint?.intervalMs ?? 0;
-    let lastCheckpointAt = this.now();
-    let lastProgress = this.now();
-    let completed = 0;
-    let lastCheckpoint: JobCheckpoint | null = null;
+    const { maxRuntimeMs, signal, onProgress } = this.options;
+    const start = this.now();
+    const cs: CoordinatorState = {
+      lastTrigger: start,
+      lastEnd: start - this.checkpointConfig.minPauseMs,
+      completed: 0,
+      aborted: 0,
+      lastCheckpoint: null,
+    };
+    let lastProgress = start;
     let reason: JobResult["reason"] = "end";
     let idleRound = 0;
     let idleWait = Number.POSITIVE_INFINITY;
@@ -346,14 +456,8 @@ export class Job {
       }
       this.tick();
       await this.flushSinks();
+      await this.coordinate(cs);
       const now = this.now();
-      if (interval > 0 && now - lastCheckpointAt >= interval) {
-        lastCheckpoint = await this.checkpoint();
-        await checkpoint?.onCheckpoint?.(lastCheckpoint);
-        await this.commit(lastCheckpoint);
-        completed++;
-        lastCheckpointAt = this.now();
-      }
       if (onProgress && now - lastProgress >= PROGRESS_MS) {
         lastProgress = now;
         onProgress(this.metrics());
@@ -366,7 +470,13 @@ export class Job {
       }
     }
     await this.flushSinks(true);
-    return { reason, metrics: this.metrics(), checkpoints: completed, lastCheckpoint };
+    return {
+      reason,
+      metrics: this.metrics(),
+      checkpoints: cs.completed,
+      abortedCheckpoints: cs.aborted,
+      lastCheckpoint: cs.lastCheckpoint,
+    };
   }
 
   /** Closes operators, readers and writers (each once, all of them even if one fails). */
@@ -451,6 +561,16 @@ export class Job {
   }
 }
 
+/** The checkpoint coordinator's bookkeeping over one `run`. */
+interface CoordinatorState {
+  lastTrigger: number;
+  /** When the last checkpoint completed or was aborted (min-pause counts from here). */
+  lastEnd: number;
+  completed: number;
+  aborted: number;
+  lastCheckpoint: JobCheckpoint | null;
+}
+
 /** Builds, runs and closes a job. Errors carry the failing node (see {@link JobError}). */
 export async function runJob(dag: PhysicalDag, options: JobOptions): Promise<JobResult> {
   const job = new Job(dag, options);
@@ -465,6 +585,29 @@ export async function runJob(dag: PhysicalDag, options: JobOptions): Promise<Job
   }
   await job.close();
   return result;
+}
+
+/**
+ * Whether every task acknowledged `p` within `timeoutMs` (real time: a hung acknowledgement
+ * advances no job clock). Resolves early when a task fails to acknowledge.
+ */
+function acknowledgedWithin(p: PendingCheckpoint, timeoutMs: number): Promise<boolean> {
+  const waiting = [...p.acks.values()].filter((a): a is Promise<TaskAck> => a instanceof Promise);
+  if (waiting.length === 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    Promise.all(waiting).then(
+      () => {
+        clearTimeout(timer);
+        // The received map is filled by the same promises' handlers, registered earlier.
+        resolve(true);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(false);
+      },
+    );
+  });
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
