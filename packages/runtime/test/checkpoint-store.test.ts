@@ -20,6 +20,7 @@ function checkpoint(id: number, jobId = JOB, fingerprint = "fp"): JobCheckpoint 
     checkpointId: id,
     timestamp: 1000 * id,
     planFingerprint: fingerprint,
+    layout: {},
     dagVersion: 1,
     stateVersion: 1,
     sources: { "0": { position: { file: id * 10 }, watermarks: null, ended: false } },

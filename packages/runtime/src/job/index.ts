@@ -1,6 +1,7 @@
 export * from "./checkpoint.js";
 export * from "./checkpoint-config.js";
 export * from "./checkpoint-store.js";
+export * from "./compat.js";
 export * from "./connector-tasks.js";
 export * from "./errors.js";
 export * from "./job.js";

@@ -3,6 +3,7 @@ import type { PhysicalDag } from "@weir/planner";
 import { Message } from "../changelog.js";
 import type { ConnectorRegistry, PollResult, SinkWriterContext } from "../connector.js";
 import { parseDurationSetting } from "../operators/common.js";
+import { operatorStateInfo } from "../operators/registry.js";
 import { STATE_SNAPSHOT_VERSION } from "../state/api.js";
 import { stateBackendFactory } from "../state/backends.js";
 import { decodeJson, encodeJson, type Json } from "../state/codec.js";
@@ -11,6 +12,7 @@ import { NO_WATERMARK } from "../time/watermarks.js";
 import type { JobCheckpoint, OperatorCheckpoint, SinkCheckpoint, SourceCheckpoint } from "./checkpoint.js";
 import { checkRestorable, JOB_CHECKPOINT_VERSION, planFingerprint } from "./checkpoint.js";
 import { type CheckpointConfig, checkpointConfig } from "./checkpoint-config.js";
+import { type TaskLayout, taskLayouts, taskUids } from "./compat.js";
 import type { SinkOwnState, SourceOwnState } from "./connector-tasks.js";
 import type { TaskAck } from "./driver.js";
 import { describeNode, nodeFailure } from "./errors.js";
@@ -98,6 +100,9 @@ export class Job {
   private readonly now: () => number;
   private startedAt = 0;
   readonly jobId: string;
+  /** Every task's stable id (by node id) and the layout a checkpoint records for a later restore. */
+  private readonly uids: Map<number, string>;
+  private readonly layout: Record<string, TaskLayout>;
   /** The checkpoint coordinator's settings (`'execution.checkpointing.*'`). */
   readonly checkpointConfig: CheckpointConfig;
   /** Job-level metrics: completed/aborted checkpoints, checkpoint durations. */
@@ -122,6 +127,8 @@ export class Job {
     this.settings = { ...dag.settings, ...options.settings };
     this.now = options.now ?? Date.now;
     this.checkpointConfig = checkpointConfig(this.settings);
+    this.uids = taskUids(dag);
+    this.layout = taskLayouts(dag);
     this.jobId = options.jobId ?? options.restoreFrom?.jobId ?? randomBytes(16).toString("hex");
     this.graph = new JobGraph(dag, {
       settings: this.settings,
@@ -348,11 +355,11 @@ export class Job {
       const ack = acks.get(rt)!;
       if (rt.kind === "source") {
         const own = ack.own as unknown as SourceOwnState;
-        sources[rt.node.id] = { position: own.position, watermarks: own.watermarks, ended: own.ended };
+        sources[this.uid(rt)] = { position: own.position, watermarks: own.watermarks, ended: own.ended };
       } else if (rt.kind === "sink") {
-        sinks[rt.node.id] = { preCommitted: (ack.own as unknown as SinkOwnState).preCommitted };
+        sinks[this.uid(rt)] = { preCommitted: (ack.own as unknown as SinkOwnState).preCommitted };
       } else {
-        operators[rt.node.id] = {
+        operators[this.uid(rt)] = {
           state: ack.state,
           watermark: encodeJson(ack.watermark),
           forwarded: encodeJson(ack.forwarded),
@@ -365,6 +372,7 @@ export class Job {
       checkpointId: id,
       timestamp: p.startedAt,
       planFingerprint: planFingerprint(this.dag),
+      layout: this.layout,
       dagVersion: this.dag.version,
       stateVersion: STATE_SNAPSHOT_VERSION,
       sources,
@@ -383,7 +391,7 @@ export class Job {
     for (const rt of this.graph.tasks) {
       let own: Json = null;
       if (rt.kind === "sink") {
-        const sinkOwn: SinkOwnState = { preCommitted: cp.sinks[rt.node.id]?.preCommitted ?? null };
+        const sinkOwn: SinkOwnState = { preCommitted: cp.sinks[this.uid(rt)]?.preCommitted ?? null };
         own = sinkOwn as unknown as Json;
       }
       await rt.driver.notifyComplete(cp.checkpointId, own);
@@ -497,18 +505,28 @@ export class Job {
     if (first !== null) throw first;
   }
 
+  /** The stable id of a task: what its checkpoint entries are keyed by. */
+  private uid(rt: NodeRuntime): string {
+    return this.uids.get(rt.node.id)!;
+  }
+
+  /**
+   * Loads `cp` (checked by `checkRestorable` already) by task uid: reader positions, watermark
+   * trackers, operator state and watermarks, cumulative metrics (keyed by the node ids of the
+   * plan that took it). A stateless operator the checkpoint does not have starts empty.
+   */
   private async restore(cp: JobCheckpoint): Promise<void> {
     this.nextCheckpointId = cp.checkpointId + 1;
     this.pollCursor = cp.pollCursor ?? 0;
+    const missing = (rt: NodeRuntime): Error =>
+      new Error(`cannot restore: checkpoint ${cp.checkpointId} has no state for ${describeNode(rt.node)}`);
+    const oldNode = (rt: NodeRuntime): number | undefined => cp.layout[this.uid(rt)]?.node;
     for (const s of this.graph.sources()) {
-      const sc = cp.sources[s.node.id];
-      if (sc === undefined)
-        throw new Error(
-          `cannot restore: checkpoint ${cp.checkpointId} has no state for ${describeNode(s.node)}`,
-        );
+      const sc = cp.sources[this.uid(s)];
+      if (sc === undefined) throw missing(s);
       const own: SourceOwnState = { position: sc.position, watermarks: sc.watermarks, ended: sc.ended };
       await this.sourceCall(s, () => s.task.restore(own as unknown as Json));
-      const m = cp.metrics.sources[s.node.id];
+      const m = cp.metrics.sources[oldNode(s) ?? -1];
       if (m) {
         s.driver.restoreMetrics({ recordsIn: 0, recordsOut: m.recordsRead, lateRecordsDropped: 0 });
         // Counters are cumulative: what this run counted so far (e.g. in a restore) adds to them.
@@ -517,17 +535,17 @@ export class Job {
       }
     }
     for (const rt of this.graph.operators()) {
-      const oc = cp.operators[rt.node.id];
-      if (oc === undefined)
-        throw new Error(
-          `cannot restore: checkpoint ${cp.checkpointId} has no state for ${describeNode(rt.node)}`,
-        );
+      const oc = cp.operators[this.uid(rt)];
+      if (oc === undefined) {
+        if (operatorStateInfo(rt.node.kind).stateless) continue;
+        throw missing(rt);
+      }
       rt.driver.restoreSync(oc.state, decodeJson(oc.watermark) as number, decodeJson(oc.forwarded) as number);
-      const m = cp.metrics.operators[rt.node.id];
+      const m = cp.metrics.operators[oldNode(rt) ?? -1];
       if (m) rt.driver.restoreMetrics(m);
     }
     for (const s of this.graph.sinks()) {
-      const m = cp.metrics.sinks[s.node.id];
+      const m = cp.metrics.sinks[oldNode(s) ?? -1];
       if (m) {
         s.driver.restoreMetrics({ recordsIn: m.recordsWritten, recordsOut: 0, lateRecordsDropped: 0 });
         // Counters are cumulative: what this run counted so far (e.g. in a restore) adds to them.
@@ -538,7 +556,7 @@ export class Job {
     // A source that had ended before the checkpoint ends again now, without taking a poll's
     // turn: downstream operators learn it, and the round robin matches the first run's.
     for (const s of this.graph.sources()) {
-      if (cp.sources[s.node.id]?.ended && !s.task.op.ended) this.pushSource(s.node.id, { kind: "end" });
+      if (cp.sources[this.uid(s)]?.ended && !s.task.op.ended) this.pushSource(s.node.id, { kind: "end" });
     }
     // The restored checkpoint was complete: re-commit (idempotently) what its sinks pre-committed.
     await this.commit(cp);
