@@ -2,7 +2,6 @@ import type { IntervalJoinNode } from "@weir/planner";
 import { type ChangeBatch, ChangeBatchBuilder, Op, type Row } from "../changelog.js";
 import type { Operator, OperatorContext } from "../operator.js";
 import type { TimeIndexedState } from "../state/api.js";
-import { lowerBound } from "../state/time-buckets.js";
 import { registerOperator } from "./registry.js";
 import { compileResidual, concat, joinKey, padRow } from "./time-support.js";
 
@@ -82,10 +81,8 @@ export class IntervalJoinOperator implements Operator {
     const other = this.sides[side === 0 ? 1 : 0];
     const from = side === 0 ? time - n.upperBound : time + n.lowerBound;
     const to = side === 0 ? time - n.lowerBound : time + n.upperBound;
-    const times = other.timestamps();
     let matched = 0;
-    for (let i = lowerBound(times, from); i < times.length && times[i] <= to; i++) {
-      const ts = times[i];
+    for (const ts of other.timestamps(from, to)) {
       const list = other.get(ts, key);
       if (list === undefined) continue;
       let dirty = false;

@@ -174,11 +174,10 @@ export class WindowAggregateOperator implements Operator {
   private fireSlices(watermark: number, previous: number, out: ChangeBatchBuilder): void {
     const a = this.assigner!;
     const slices = this.slices!;
-    const sliceEnds = slices.timestamps();
-    if (sliceEnds.length === 0) return;
+    if (slices.minTimestamp() === undefined) return;
     // Window ends that fire now: (previous + 1, watermark + 1], among windows holding a slice.
     const ends = new Set<number>();
-    for (const s of sliceEnds) {
+    for (const s of slices.timestamps()) {
       if (a.firstWindowEnd(s) - 1 > watermark) break;
       for (const e of a.windowEndsOf(s)) {
         if (e - 1 > previous && e - 1 <= watermark) ends.add(e);
@@ -188,9 +187,7 @@ export class WindowAggregateOperator implements Operator {
     for (const end of sorted) {
       const merged = new Map<StateKey, GroupAcc>();
       for (const s of a.slicesOf(end)) {
-        const bucket = slices.bucket(s);
-        if (bucket === undefined) continue;
-        for (const [key, acc] of bucket) {
+        for (const [key, acc] of slices.entriesAt(s)) {
           let m = merged.get(key);
           if (m === undefined) {
             m = this.aggs.create();
