@@ -258,13 +258,17 @@ describe("weir run with checkpoints and --restore", () => {
       },
     ];
     for (const c of cases) {
-      const { engine: e, err } = engine(c.settings);
-      const code = await e.runScript(c.sql, {
-        file: "test.sql",
-        ...(c.restore ? { restore: c.restore } : {}),
-      });
-      expect(code, c.name).toBe(1);
-      expect(err.join("\n"), c.name).toMatch(c.error);
+      // --dry-run reports the same problems without running anything.
+      for (const dryRun of [false, true]) {
+        const { engine: e, err } = engine(c.settings);
+        const code = await e.runScript(c.sql, {
+          file: "test.sql",
+          dryRun,
+          ...(c.restore ? { restore: c.restore } : {}),
+        });
+        expect(code, `${c.name}, dry run ${dryRun}`).toBe(1);
+        expect(err.join("\n"), `${c.name}, dry run ${dryRun}`).toMatch(c.error);
+      }
     }
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkpointConfig } from "../src/job/checkpoint-config.js";
-import { runJob } from "../src/job/job.js";
+import { Job, runJob } from "../src/job/job.js";
 import type { Json } from "../src/state/codec.js";
 import { materialize } from "../src/testing/harness.js";
 import { CollectWriter, clicks, dag, expected, MemReader } from "./job-fixture.js";
@@ -83,6 +83,30 @@ describe("checkpoint coordinator", () => {
     // Without the pause, checkpoints follow each other closer than that.
     const eager = await run({});
     expect(Math.min(...eager)).toBeLessThan(40);
+  });
+});
+
+describe("metrics groups", () => {
+  it("name every task's counters and gauges, and count the coordinator's checkpoints", async () => {
+    let clock = 0;
+    const job = new Job(dag, {
+      connectors: { source: () => new MemReader(oneRowPerPoll()), sink: () => new CollectWriter([]) },
+      cwd: ".",
+      now: () => clock++,
+      checkpoint: { intervalMs: 10 },
+    });
+    await job.open();
+    const result = await job.run();
+    await job.close();
+    const m = job.metricValues();
+    expect(result.checkpoints).toBeGreaterThan(0);
+    expect(m["job.numberOfCompletedCheckpoints"]).toBe(result.checkpoints);
+    expect(m["job.checkpointDurationMs"]).toMatchObject({ count: result.checkpoints });
+    expect(m["source-0.numRecordsOut"]).toBe(60);
+    expect(m["source-0.currentWatermark"]).toBe(Number.POSITIVE_INFINITY);
+    expect(m["calc-1.numRecordsIn"]).toBe(60);
+    expect(m["group-aggregate-4.numLateRecordsDropped"]).toBe(0);
+    expect(m["sink-5.numRecordsIn"]).toBe(result.metrics.sinks[5]!.recordsWritten);
   });
 });
 

@@ -86,6 +86,8 @@ export class SinkTask implements Task {
   batchesSinceFlush = 0;
   private inflight: Promise<unknown> | null = null;
   private held: ChangeBatch[] = [];
+  /** A write of held batches failed outside the hot loop; the next call reports it. */
+  private failure: { readonly error: unknown } | null = null;
   /** Pre-committed transactions by checkpoint id, until completed or aborted. */
   private readonly pending = new Map<number, Json>();
 
@@ -107,6 +109,7 @@ export class SinkTask implements Task {
   }
 
   processBatch(_input: number, batch: ChangeBatch): void {
+    this.rethrow();
     if (batch.length === 0) return;
     if (this.inflight !== null) {
       this.held.push(batch);
@@ -128,6 +131,7 @@ export class SinkTask implements Task {
   /** Flushes the writer (after anything in flight). */
   flush(): Promise<void> {
     return this.serial(async () => {
+      this.rethrow();
       await this.writer.flush();
       this.batchesSinceFlush = 0;
     });
@@ -185,9 +189,17 @@ export class SinkTask implements Task {
   private drain(): void {
     const held = this.held;
     this.held = [];
-    for (const b of held) {
-      this.writer.write(b);
-      this.batchesSinceFlush++;
+    try {
+      for (const b of held) {
+        this.writer.write(b);
+        this.batchesSinceFlush++;
+      }
+    } catch (error) {
+      this.failure ??= { error };
     }
+  }
+
+  private rethrow(): void {
+    if (this.failure !== null) throw this.failure.error;
   }
 }

@@ -398,6 +398,17 @@ export class Job {
     }
   }
 
+  /**
+   * Every task's metric group (`<kind>-<node>.numRecordsIn`, `.numRecordsOut`,
+   * `.numLateRecordsDropped`, `.currentWatermark`) and the job's (`job.numberOfCompletedCheckpoints`,
+   * `job.numberOfFailedCheckpoints`, `job.checkpointDurationMs`), by full name.
+   */
+  metricValues(): ReturnType<TaskMetricGroup["values"]> {
+    const out = { ...this.jobMetrics.values() };
+    for (const rt of this.graph.tasks) Object.assign(out, rt.driver.metricGroup.values());
+    return out;
+  }
+
   /** Cumulative metrics (restored counts included). */
   metrics(): JobMetrics {
     const sources: Record<string, SourceMetrics> = {};
