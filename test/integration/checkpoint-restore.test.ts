@@ -47,12 +47,14 @@ function script(
   input: string,
   table: string,
   query = "SELECT k, COUNT(*) AS c, SUM(v) AS s FROM events GROUP BY k",
+  /** More sink options, e.g. a rotated password or another buffer size. */
+  sinkOptions = "",
 ): string {
   return `
     CREATE TABLE events (k STRING, v INT) WITH ('connector' = 'filesystem', 'path' = '${input}', 'format' = 'json');
     CREATE TABLE totals (k STRING, c BIGINT, s INT, PRIMARY KEY (k) NOT ENFORCED) WITH (
       'connector' = 'postgres', 'url' = '${PG_URL}', 'table-name' = '${db.schema}.${table}',
-      'sink.create-table' = 'true');
+      'sink.create-table' = 'true'${sinkOptions});
     INSERT INTO totals ${query};`;
 }
 
@@ -122,15 +124,19 @@ describe("weir run with checkpoints and --restore", () => {
     expect(first.reason).toBe("aborted");
     expect(first.checkpoints).toBe(14);
     expect(store.list().map((s) => s.id)).toEqual([9, 10]);
+    // Checkpoints live under the job's own directory.
+    const jobId = store.latest()!.jobId;
+    expect(jobId).toMatch(/^[0-9a-f]{32}$/);
+    const jobDir = join(base, jobId);
     // A crash while checkpoint 11 was being written leaves a directory without its manifest.
-    mkdirSync(join(base, "chk-11"));
-    writeFileSync(join(base, "chk-11", "._metadata.json.tmp"), "{");
+    mkdirSync(join(jobDir, "chk-11"));
+    writeFileSync(join(jobDir, "chk-11", "._metadata.json.tmp"), "{");
     const partial = await tableRows("totals_a");
     expect(partial).not.toEqual(expected());
     // Rewrite (same length) what checkpoint 10 had already read: a run that re-read it instead of
     // restoring would write keys 'kez…' and wrong totals.
     const cut = (
-      Object.values(store.read(join(base, "chk-10")).checkpoint.sources)[0]!.position as {
+      Object.values(store.read(join(jobDir, "chk-10")).checkpoint.sources)[0]!.position as {
         files: Record<string, { offset: number }>;
       }
     ).files;
@@ -144,15 +150,49 @@ describe("weir run with checkpoints and --restore", () => {
       ["execution.checkpointing.interval", "1 ms"],
       ["execution.checkpointing.dir", "chk-a"],
     ]);
-    const code = await e.runScript(script(input, "totals_a"), { file: "test.sql", restore: "chk-a" });
+    // Options that do not change state may change between the runs: a rotated password (the test
+    // server trusts every login), another buffer size and flush interval.
+    const rotated = script(
+      input,
+      "totals_a",
+      undefined,
+      ", 'password' = 'rotated', 'sink.buffer-flush.max-rows' = '7', 'sink.buffer-flush.interval' = '2 s'",
+    );
+    const code = await e.runScript(rotated, { file: "test.sql", restore: "chk-a" });
     expect(code, err.join("\n")).toBe(0);
     expect(await tableRows("totals_a")).toEqual(expected());
     const summary = err.join("\n");
-    expect(summary).toContain(`restored from checkpoint 10 (${join(base, "chk-10")})`);
+    expect(summary).toContain(`restored from checkpoint 10 (${join(jobDir, "chk-10")})`);
     expect(summary).toMatch(/checkpoints completed: \d+/);
     expect(summary).toContain(`${ROWS} records read`);
-    // The restored run's checkpoints continue the ids (11 is rewritten whole).
+    // The restored run's checkpoints continue the job's ids in its directory (11 is rewritten whole).
     expect(store.latest()!.id).toBeGreaterThan(10);
+    expect(store.latest()!.jobId).toBe(jobId);
+  });
+
+  it("two jobs sharing a checkpoint directory each restore their own checkpoint", async () => {
+    const base = join(dir, "chk-shared");
+    const store = new CheckpointStore(base, 1);
+    const inputX = writeInput("x");
+    const inputY = writeInput("y");
+    const maxQuery = "SELECT k, COUNT(*) AS c, MAX(v) AS s FROM events GROUP BY k";
+    // Job x takes more checkpoints than job y: by id, x's would win; y's are newer.
+    await interruptedRun(script(inputX, "totals_x"), store, 12, 12);
+    await interruptedRun(script(inputY, "totals_y", maxQuery), store, 4, 4);
+    const x = store.list().find((c) => c.id === 12)!;
+    const y = store.list().find((c) => c.id === 4)!;
+    expect(x.jobId).not.toBe(y.jobId);
+    for (const [sql, table, want] of [
+      [script(inputX, "totals_x"), "totals_x", x],
+      [script(inputY, "totals_y", maxQuery), "totals_y", y],
+    ] as const) {
+      const { engine: e, err } = engine();
+      const code = await e.runScript(sql, { file: "test.sql", restore: "chk-shared" });
+      expect(code, err.join("\n")).toBe(0);
+      expect(err.join("\n")).toContain(`restored from checkpoint ${want.id} (${want.path})`);
+      expect((await tableRows(table)).length).toBe(KEYS);
+    }
+    expect(await tableRows("totals_x")).toEqual(expected());
   });
 
   it("an uninterrupted run gives the same table", async () => {
@@ -174,7 +214,22 @@ describe("weir run with checkpoints and --restore", () => {
       sql: string;
       error: RegExp;
     }[] = [
-      { name: "other plan", settings: [], restore: base, sql: changed, error: /different query plan/ },
+      {
+        name: "changed aggregate",
+        settings: [],
+        restore: base,
+        sql: changed,
+        error:
+          /cannot restore checkpoint 3: group-aggregate \(node \d+, line \d+, column \d+\) changed: its aggregates(, [a-z ]+)* differ/,
+      },
+      {
+        name: "changed aggregate, checkpoint named",
+        settings: [],
+        restore: join(base, new CheckpointStore(base).latest()!.jobId),
+        sql: changed,
+        error:
+          /cannot restore checkpoint 3: group-aggregate \(node \d+, line \d+, column \d+\) changed: its aggregates(, [a-z ]+)* differ — the state of a changed query cannot be reused/,
+      },
       {
         name: "interval without dir",
         settings: [["execution.checkpointing.interval", "10 s"]],
@@ -188,6 +243,13 @@ describe("weir run with checkpoints and --restore", () => {
         error: /'execution.checkpointing.num-retained' expects a positive integer/,
       },
       {
+        name: "unknown state backend",
+        settings: [["state.backend.type", "rocksdb"]],
+        sql: script(input, "totals_c"),
+        error:
+          /'state.backend.type' = 'rocksdb' is not a state backend this Weir has; use one of: hashmap, memory/,
+      },
+      {
         name: "nothing to restore",
         settings: [],
         restore: join(dir, "absent"),
@@ -196,13 +258,17 @@ describe("weir run with checkpoints and --restore", () => {
       },
     ];
     for (const c of cases) {
-      const { engine: e, err } = engine(c.settings);
-      const code = await e.runScript(c.sql, {
-        file: "test.sql",
-        ...(c.restore ? { restore: c.restore } : {}),
-      });
-      expect(code, c.name).toBe(1);
-      expect(err.join("\n"), c.name).toMatch(c.error);
+      // --dry-run reports the same problems without running anything.
+      for (const dryRun of [false, true]) {
+        const { engine: e, err } = engine(c.settings);
+        const code = await e.runScript(c.sql, {
+          file: "test.sql",
+          dryRun,
+          ...(c.restore ? { restore: c.restore } : {}),
+        });
+        expect(code, `${c.name}, dry run ${dryRun}`).toBe(1);
+        expect(err.join("\n"), `${c.name}, dry run ${dryRun}`).toMatch(c.error);
+      }
     }
   });
 });

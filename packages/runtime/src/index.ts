@@ -6,6 +6,7 @@ export * from "./job/index.js";
 export * from "./operator.js";
 export * from "./operators/index.js";
 export * from "./state/index.js";
+export * from "./task.js";
 export * from "./testing/index.js";
 export * from "./time/index.js";
 export * from "./windows/index.js";

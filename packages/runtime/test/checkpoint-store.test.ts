@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,17 +8,32 @@ import {
   JOB_CHECKPOINT_VERSION,
   type JobCheckpoint,
   readCheckpoint,
+  STATE_SNAPSHOT_VERSION,
 } from "../src/index.js";
 
-function checkpoint(id: number): JobCheckpoint {
+const JOB = "job-a";
+
+function checkpoint(id: number, jobId = JOB, fingerprint = "fp"): JobCheckpoint {
   return {
     version: JOB_CHECKPOINT_VERSION,
+    jobId,
     checkpointId: id,
-    planFingerprint: "fp",
+    timestamp: 1000 * id,
+    planFingerprint: fingerprint,
+    layout: {},
     dagVersion: 1,
     stateVersion: 1,
     sources: { "0": { position: { file: id * 10 }, watermarks: null, ended: false } },
-    operators: {},
+    operators: {
+      "1": {
+        state: {
+          version: STATE_SNAPSHOT_VERSION,
+          tables: { groups: { kind: "value", entries: [["k", id]] } },
+        },
+        watermark: null,
+        forwarded: null,
+      },
+    },
     sinks: {},
     metrics: { durationMs: 0, sources: {}, operators: {}, sinks: {} },
     pollCursor: 0,
@@ -29,16 +44,29 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "weir-chk-"));
 }
 
-/** Lays out `dirs`: `N` a complete chk-N, `N?` a chk-N without manifest, `N~` one with only a temp file. */
-function layout(dir: string, dirs: readonly string[]): void {
+/**
+ * Lays out `dirs` under `<dir>/<job>`: `N` a complete chk-N, `N?` a chk-N without manifest, `N~`
+ * one with only a temp file, `N!` one whose manifest is torn (cut in the middle).
+ */
+function layout(dir: string, dirs: readonly string[], job = JOB): void {
+  const store = new CheckpointStore(dir, 1000);
   for (const d of dirs) {
     const id = Number.parseInt(d, 10);
-    const path = join(dir, `chk-${id}`);
-    mkdirSync(path, { recursive: true });
-    if (d.endsWith("?")) continue;
-    if (d.endsWith("~"))
-      writeFileSync(join(path, `.${CHECKPOINT_METADATA}.x.tmp`), JSON.stringify(checkpoint(id)));
-    else writeFileSync(join(path, CHECKPOINT_METADATA), JSON.stringify(checkpoint(id)));
+    const path = join(dir, job, `chk-${id}`);
+    if (d.endsWith("?")) {
+      mkdirSync(path, { recursive: true });
+      continue;
+    }
+    if (d.endsWith("~")) {
+      mkdirSync(path, { recursive: true });
+      writeFileSync(join(path, `.${CHECKPOINT_METADATA}.x.tmp`), JSON.stringify(checkpoint(id, job)));
+      continue;
+    }
+    store.write(checkpoint(id, job));
+    if (d.endsWith("!")) {
+      const text = readFileSync(join(path, CHECKPOINT_METADATA), "utf8");
+      writeFileSync(join(path, CHECKPOINT_METADATA), text.slice(0, text.length >> 1));
+    }
   }
 }
 
@@ -48,20 +76,26 @@ describe("CheckpointStore.latest", () => {
     { name: "ids order as numbers", dirs: ["9", "10", "2"], latest: 10, listed: [2, 9, 10] },
     { name: "an incomplete newer directory is ignored", dirs: ["9", "11?"], latest: 9, listed: [9] },
     { name: "a leftover temp file is not a checkpoint", dirs: ["3", "4~"], latest: 3, listed: [3] },
-    { name: "only incomplete", dirs: ["1?", "2~"], latest: null, listed: [] },
+    {
+      name: "a torn manifest falls back to the previous complete one",
+      dirs: ["3", "4!"],
+      latest: 3,
+      listed: [3],
+    },
+    { name: "only incomplete", dirs: ["1?", "2~", "3!"], latest: null, listed: [] },
     { name: "large ids", dirs: ["99", "100", "1000"], latest: 1000, listed: [99, 100, 1000] },
   ];
   for (const c of cases) {
     it(c.name, () => {
       const dir = tempDir();
       layout(dir, c.dirs);
-      mkdirSync(join(dir, "chk-abc"));
-      mkdirSync(join(dir, "savepoint-1"));
+      mkdirSync(join(dir, JOB, "chk-abc"), { recursive: true });
+      mkdirSync(join(dir, JOB, "savepoint-1"));
       const store = new CheckpointStore(dir);
-      expect(store.latest()?.id ?? null).toBe(c.latest);
-      expect(store.list().map((s) => s.id)).toEqual(c.listed);
+      expect(store.latest(JOB)?.id ?? null).toBe(c.latest);
+      expect(store.list(JOB).map((s) => s.id)).toEqual(c.listed);
       if (c.latest === null) expect(() => store.read()).toThrow(/no complete checkpoint/);
-      else expect(store.read().checkpoint.checkpointId).toBe(c.latest);
+      else expect(store.read().checkpoint).toEqual(checkpoint(c.latest));
     });
   }
 
@@ -69,6 +103,14 @@ describe("CheckpointStore.latest", () => {
     const store = new CheckpointStore(join(tempDir(), "absent"));
     expect(store.latest()).toBeNull();
     expect(() => store.read()).toThrow(/no such checkpoint directory/);
+  });
+
+  it("a damaged state handle makes its checkpoint incomplete", () => {
+    const dir = tempDir();
+    layout(dir, ["1", "2"]);
+    writeFileSync(join(dir, JOB, "chk-2", "state-1.json"), "{}");
+    expect(new CheckpointStore(dir).latest(JOB)?.id).toBe(1);
+    expect(() => readCheckpoint(join(dir, JOB, "chk-2"))).toThrow(/state handle state-1.json is damaged/);
   });
 });
 
@@ -84,13 +126,33 @@ describe("CheckpointStore.write", () => {
       const store = new CheckpointStore(dir, c.retained);
       for (const id of c.ids) store.write(checkpoint(id));
       expect(store.list().map((s) => s.id)).toEqual(c.left);
-      expect(readdirSync(dir).sort()).toEqual(c.left.map((id) => `chk-${id}`).sort());
-      // The manifest is the checkpoint JSON, and nothing but it is left in the directory.
+      expect(readdirSync(dir)).toEqual([JOB]);
+      expect(readdirSync(join(dir, JOB)).sort()).toEqual(c.left.map((id) => `chk-${id}`).sort());
+      // The manifest and the state handles it references, nothing else.
       const last = c.ids.at(-1)!;
-      expect(readdirSync(join(dir, `chk-${last}`))).toEqual([CHECKPOINT_METADATA]);
+      expect(readdirSync(join(dir, JOB, `chk-${last}`)).sort()).toEqual([
+        CHECKPOINT_METADATA,
+        "state-1.json",
+      ]);
+      const manifest = JSON.parse(readFileSync(join(dir, JOB, `chk-${last}`, CHECKPOINT_METADATA), "utf8"));
+      expect(manifest.operators["1"].state).toMatchObject({ file: "state-1.json" });
       expect(store.read().checkpoint).toEqual(checkpoint(last));
     });
   }
+
+  it("keeps the previous checkpoint when writing the next one fails", () => {
+    const dir = tempDir();
+    const store = new CheckpointStore(dir, 1);
+    store.write(checkpoint(1));
+    const bad = checkpoint(2);
+    (bad.operators["1"]!.state.tables as Record<string, unknown>).groups = {
+      kind: "value",
+      entries: [[1n, 2]],
+    };
+    expect(() => store.write(bad)).toThrow(/BigInt/);
+    expect(store.list().map((s) => s.id)).toEqual([1]);
+    expect(store.read().checkpoint).toEqual(checkpoint(1));
+  });
 
   it("retention does not delete incomplete directories' newer neighbours or count them", () => {
     const dir = tempDir();
@@ -107,22 +169,44 @@ describe("CheckpointStore.write", () => {
   });
 });
 
+describe("two jobs in one directory", () => {
+  it("each keeps its own checkpoints; a restore finds the one that fits the job", () => {
+    const dir = tempDir();
+    const store = new CheckpointStore(dir, 1);
+    // Job b started later and took fewer checkpoints: its ids are lower, its checkpoints newer.
+    for (const id of [1, 2, 3, 4, 5]) store.write(checkpoint(id, "job-a", "fp-a"));
+    for (const id of [1, 2]) store.write({ ...checkpoint(id, "job-b", "fp-b"), timestamp: 10_000 + id });
+    expect(store.list("job-a").map((s) => s.id)).toEqual([5]);
+    expect(store.list("job-b").map((s) => s.id)).toEqual([2]);
+    const fits = (fp: string) => (cp: JobCheckpoint) => (cp.planFingerprint === fp ? null : "another plan");
+    expect(readCheckpoint(dir, fits("fp-a")).checkpoint).toMatchObject({ jobId: "job-a", checkpointId: 5 });
+    expect(readCheckpoint(dir, fits("fp-b")).checkpoint).toMatchObject({ jobId: "job-b", checkpointId: 2 });
+    expect(() => readCheckpoint(dir, fits("fp-c"))).toThrow(
+      /none of its jobs' checkpoints fits this job \(job-b: another plan; job-a: another plan\); name one with --restore/,
+    );
+    // A job directory names its job.
+    expect(readCheckpoint(join(dir, "job-a")).checkpoint.checkpointId).toBe(5);
+  });
+});
+
 describe("readCheckpoint", () => {
-  it("reads a chk-N directory or the newest under a base directory", () => {
+  it("reads a chk-N directory or the newest under a job or base directory", () => {
     const dir = tempDir();
     layout(dir, ["9", "10", "12?"]);
-    expect(readCheckpoint(join(dir, "chk-9")).checkpoint.checkpointId).toBe(9);
-    expect(readCheckpoint(dir)).toEqual({ checkpoint: checkpoint(10), path: join(dir, "chk-10") });
+    expect(readCheckpoint(join(dir, JOB, "chk-9")).checkpoint.checkpointId).toBe(9);
+    expect(readCheckpoint(dir)).toEqual({ checkpoint: checkpoint(10), path: join(dir, JOB, "chk-10") });
+    expect(readCheckpoint(join(dir, JOB)).path).toBe(join(dir, JOB, "chk-10"));
   });
 
   it("refuses an incomplete chk-N directory and a manifest that is not a checkpoint", () => {
     const dir = tempDir();
     layout(dir, ["12?"]);
-    expect(() => readCheckpoint(join(dir, "chk-12"))).toThrow(/incomplete/);
-    mkdirSync(join(dir, "chk-13"));
-    writeFileSync(join(dir, "chk-13", CHECKPOINT_METADATA), '{"hello":1}');
-    expect(() => readCheckpoint(join(dir, "chk-13"))).toThrow(/not a Weir checkpoint/);
-    writeFileSync(join(dir, "chk-13", CHECKPOINT_METADATA), "{trunc");
-    expect(() => readCheckpoint(dir)).toThrow(/cannot restore from/);
+    expect(() => readCheckpoint(join(dir, JOB, "chk-12"))).toThrow(/incomplete/);
+    mkdirSync(join(dir, JOB, "chk-13"));
+    writeFileSync(join(dir, JOB, "chk-13", CHECKPOINT_METADATA), '{"hello":1}');
+    expect(() => readCheckpoint(join(dir, JOB, "chk-13"))).toThrow(/not a Weir checkpoint/);
+    writeFileSync(join(dir, JOB, "chk-13", CHECKPOINT_METADATA), "{trunc");
+    expect(() => readCheckpoint(join(dir, JOB, "chk-13"))).toThrow(/cannot restore from/);
+    expect(() => readCheckpoint(dir)).toThrow(/no complete checkpoint/);
   });
 });

@@ -140,13 +140,15 @@ describe("MemoryStateBackend", () => {
     expect(r.value.get(1)).toEqual([1, "a", 2n]);
     expect(r.value.get("k")).toEqual([new Uint8Array([9])]);
     expect(r.map.get(1, "y")).toBe(20n);
-    expect([...r.map.getAll(1)!]).toEqual([
+    expect([...r.map.entries(1)]).toEqual([
       ["x", 10n],
       ["y", 20n],
     ]);
     expect(r.list.get(3)).toEqual(["p", "q"]);
-    expect(r.time.timestamps()).toEqual([10, 20]);
-    expect([...r.time.bucket(10)!]).toEqual([
+    expect([...r.time.timestamps()]).toEqual([10, 20]);
+    expect([...r.time.timestamps(11)]).toEqual([20]);
+    expect([...r.time.timestamps(0, 19)]).toEqual([10]);
+    expect([...r.time.entriesAt(10)]).toEqual([
       [2, 6],
       [1, 7],
     ]);
@@ -188,7 +190,7 @@ describe("MemoryStateBackend", () => {
     const m = b.map<string, number>("m");
     m.put(1, "a", 1);
     m.delete(1, "a");
-    expect(m.getAll(1)).toBeUndefined();
+    expect([...m.entries(1)]).toEqual([]);
     expect([...m.keys()]).toEqual([]);
     const l = b.list<number>("l");
     l.add(1, 1);
@@ -209,7 +211,7 @@ describe("TimeIndexedState", () => {
     ] as const) {
       t.put(ts, k, `${ts}/${k}`);
     }
-    expect(t.timestamps()).toEqual([-5, 10, 20, 30]);
+    expect([...t.timestamps()]).toEqual([-5, 10, 20, 30]);
     expect(t.size).toBe(5);
     const expired: string[] = [];
     t.expireUpTo(20, (ts, entries) => {
@@ -217,10 +219,10 @@ describe("TimeIndexedState", () => {
       if (ts === 10) t.put(40, 9, "added while expiring");
     });
     expect(expired).toEqual(["-5/1", "10/1", "10/2", "20/2"]);
-    expect(t.timestamps()).toEqual([30, 40]);
+    expect([...t.timestamps()]).toEqual([30, 40]);
     expect(t.minTimestamp()).toBe(30);
     t.delete(30, 1);
-    expect(t.timestamps()).toEqual([40]);
+    expect([...t.timestamps()]).toEqual([40]);
     expect(t.size).toBe(1);
   });
 });

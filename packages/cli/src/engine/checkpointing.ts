@@ -1,6 +1,15 @@
 import { resolve } from "node:path";
-import { parseDuration } from "@weir/planner";
-import { CheckpointStore, type JobCheckpoint, type JobOptions, readCheckpoint } from "@weir/runtime";
+import {
+  CHECKPOINT_SETTINGS,
+  type CheckpointConfig,
+  type CheckpointFit,
+  CheckpointStore,
+  checkpointConfig,
+  type JobCheckpoint,
+  type JobOptions,
+  readCheckpoint,
+  stateBackendFactory,
+} from "@weir/runtime";
 
 /** What `weir run` does about checkpoints, from the settings and `--restore`. */
 export interface CheckpointPlan {
@@ -16,39 +25,37 @@ export type CheckpointPlanResult =
   | { readonly ok: true; readonly plan: CheckpointPlan }
   | { readonly ok: false; readonly message: string };
 
-const INTERVAL = "execution.checkpointing.interval";
-const DIR = "execution.checkpointing.dir";
-const RETAINED = "execution.checkpointing.num-retained";
-
 /**
- * Reads Flink's checkpoint settings: `'execution.checkpointing.interval'` (a duration; 0 or absent
- * = off), `'execution.checkpointing.dir'` (required when the interval is set),
- * `'execution.checkpointing.num-retained'` (default 1); and reads the checkpoint of `restore` (a
- * `chk-N` directory, or a base directory whose newest complete checkpoint is used).
+ * Reads Flink's checkpoint settings through the runtime's `checkpointConfig` (interval, timeout,
+ * min-pause, mode, max-concurrent-checkpoints, num-retained, dir; a wrong value names its option),
+ * checks `'state.backend.type'`, and reads the checkpoint of `restore`: a `chk-N` directory, a
+ * job directory, or a base directory shared by several jobs, of which the newest complete
+ * checkpoint that `fits` this job is used.
  */
 export function planCheckpoints(
   settings: Readonly<Record<string, string>>,
   restore: string | undefined,
   /** Relative directories resolve against it. */
   cwd: string,
+  fits?: CheckpointFit,
 ): CheckpointPlanResult {
   const fail = (message: string): CheckpointPlanResult => ({ ok: false, message });
-  const intervalText = settings[INTERVAL];
-  const intervalMs = intervalText === undefined ? 0 : parseDuration(intervalText);
-  if (intervalMs === undefined)
-    return fail(`'${INTERVAL}' expects a duration such as 10 s or 1 min, got '${intervalText}'`);
-  const retainedText = settings[RETAINED] ?? "1";
-  const retained = /^\s*\d+\s*$/.test(retainedText) ? Number(retainedText) : Number.NaN;
-  if (!(retained >= 1)) return fail(`'${RETAINED}' expects a positive integer, got '${retainedText}'`);
-  const dir = settings[DIR]?.trim();
-  if (intervalMs > 0 && (dir === undefined || dir === ""))
+  let config: CheckpointConfig;
+  try {
+    stateBackendFactory(settings);
+    config = checkpointConfig(settings);
+  } catch (e) {
+    return fail((e as Error).message);
+  }
+  const { interval, dir: DIR } = CHECKPOINT_SETTINGS;
+  if (config.intervalMs > 0 && config.dir === null)
     return fail(
-      `'${INTERVAL}' = '${intervalText}' needs a checkpoint directory: SET '${DIR}' = '/path/to/checkpoints' (or --set ${DIR}=PATH)`,
+      `'${interval}' = '${settings[interval]}' needs a checkpoint directory: SET '${DIR}' = '/path/to/checkpoints' (or --set ${DIR}=PATH)`,
     );
   let restored: CheckpointPlan["restore"] = null;
   if (restore !== undefined) {
     try {
-      restored = readCheckpoint(resolve(cwd, restore));
+      restored = readCheckpoint(resolve(cwd, restore), fits);
     } catch (e) {
       return fail((e as Error).message);
     }
@@ -56,8 +63,9 @@ export function planCheckpoints(
   return {
     ok: true,
     plan: {
-      store: intervalMs > 0 ? new CheckpointStore(resolve(cwd, dir!), retained) : null,
-      intervalMs,
+      store:
+        config.intervalMs > 0 ? new CheckpointStore(resolve(cwd, config.dir!), config.numRetained) : null,
+      intervalMs: config.intervalMs,
       restore: restored,
     },
   };

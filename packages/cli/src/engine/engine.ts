@@ -19,6 +19,7 @@ import {
 import {
   type ConnectorRegistry,
   checkRestorable,
+  type JobCheckpoint,
   type JobOptions,
   type JobResult,
   runJob,
@@ -131,7 +132,7 @@ export class Engine {
       if (targets.length === 0) return EXIT_OK;
       const dag = this.plan(targets, source, opts.file);
       if (opts.dryRun) {
-        const missing = await this.checkSources(dag);
+        const missing = [...this.checkRunSettings(dag, opts), ...(await this.checkSources(dag))];
         if (missing.length > 0) {
           for (const m of missing) this.out.err(m);
           return EXIT_INVALID;
@@ -369,7 +370,7 @@ export class Engine {
         }
         const dag = this.plan([{ kind: "collect", plan: bound.plan }], source, opts.file);
         if (opts.dryRun) {
-          const problems = await this.checkSources(dag);
+          const problems = [...this.checkRunSettings(dag, opts), ...(await this.checkSources(dag))];
           for (const p of problems) this.out.err(p);
           if (problems.length > 0) return EXIT_INVALID;
           this.out.err(`${opts.file}: OK (SELECT planned)`);
@@ -382,6 +383,25 @@ export class Engine {
         return _exhaustive;
       }
     }
+  }
+
+  /**
+   * What would stop `weir run` before the job starts, for --dry-run: the checkpoint and state
+   * backend settings, and whether the --restore checkpoint fits the job. As error lines.
+   */
+  private checkRunSettings(dag: PhysicalDag, opts: ScriptOptions): string[] {
+    const restore = this.restoreUsed ? undefined : opts.restore;
+    const r = planCheckpoints(this.session.all(), restore, this.options.cwd, fitsJob(dag));
+    if (!r.ok) return [`${opts.file}: error: ${r.message}`];
+    const restored = r.plan.restore;
+    if (restored) {
+      try {
+        checkRestorable(restored.checkpoint, dag);
+      } catch (e) {
+        return [`${opts.file}: error: ${(e as Error).message} (${restored.path})`];
+      }
+    }
+    return [];
   }
 
   /** Problems reaching the job's sources and sinks (files, Kafka, Postgres), as error lines. */
@@ -401,7 +421,7 @@ export class Engine {
     const printers = new Map<readonly unknown[], TableauPrinter>();
     const restorePath = this.restoreUsed ? undefined : opts.restore;
     this.restoreUsed = true;
-    const checkpoints = planCheckpoints(this.session.all(), restorePath, this.options.cwd);
+    const checkpoints = planCheckpoints(this.session.all(), restorePath, this.options.cwd, fitsJob(dag));
     if (!checkpoints.ok) {
       this.out.err(`${opts.file}: error: ${checkpoints.message}`);
       return EXIT_INVALID;
@@ -471,6 +491,18 @@ export class Engine {
     }
     return EXIT_OK;
   }
+}
+
+/** Whether a checkpoint fits `dag` (for choosing among the jobs of a shared checkpoint directory). */
+function fitsJob(dag: PhysicalDag): (cp: JobCheckpoint) => string | null {
+  return (cp) => {
+    try {
+      checkRestorable(cp, dag);
+      return null;
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
 }
 
 function showHeader(object: string): string {

@@ -1,16 +1,20 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import {
+  closeSync,
   existsSync,
+  fsyncSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
   statSync,
-  writeFileSync,
+  writeSync,
 } from "node:fs";
 import { basename, join } from "node:path";
-import type { JobCheckpoint } from "./checkpoint.js";
+import type { StateSnapshot } from "../state/api.js";
+import type { JobCheckpoint, OperatorCheckpoint } from "./checkpoint.js";
 
 /** The manifest of one checkpoint; its presence is what makes a `chk-N` directory complete. */
 export const CHECKPOINT_METADATA = "_metadata.json";
@@ -20,17 +24,40 @@ const CHECKPOINT_DIR = /^chk-(\d+)$/;
 /** A complete checkpoint on disk. */
 export interface StoredCheckpoint {
   readonly id: number;
+  /** The job whose checkpoint it is (its directory under the base). */
+  readonly jobId: string;
   /** The `chk-<id>` directory. */
   readonly path: string;
+  /** When it was triggered (epoch ms; 0 when the manifest does not say). */
+  readonly timestamp: number;
 }
 
 /**
- * Checkpoints in a directory, laid out as Flink lays them out: `<dir>/chk-<id>/_metadata.json`,
- * the manifest being the versioned {@link JobCheckpoint} JSON. Invariants: a `chk-N` directory
- * without `_metadata.json` is incomplete and never read (the manifest is written to a temp file
- * and renamed, so it is either absent or whole); ids order as numbers (chk-9 < chk-10); after a
- * `write`, only the newest `numRetained` complete checkpoints are kept (Flink's
- * `'execution.checkpointing.num-retained'`).
+ * Where an operator's state lives on disk: a file in the `chk-N` directory that the manifest
+ * references, with its size and hash (a torn or truncated file makes the checkpoint incomplete).
+ */
+export interface StateHandle {
+  readonly file: string;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+/** A manifest as written: operator state replaced by {@link StateHandle}s. */
+type StoredManifest = Omit<JobCheckpoint, "operators"> & {
+  readonly operators: {
+    readonly [nodeId: string]: Omit<OperatorCheckpoint, "state"> & { state: StateHandle };
+  };
+};
+
+/**
+ * Checkpoints in a directory, one subdirectory per job, laid out as Flink lays them out:
+ * `<dir>/<job id>/chk-<id>/_metadata.json`, the manifest being the versioned {@link JobCheckpoint}
+ * JSON whose operator state lives in handle files beside it (`state-<node>.json`). Invariants: a
+ * checkpoint is complete only when its manifest parses and every handle it references is whole;
+ * the manifest is written last and atomically (temp file, fsync, rename, fsync of the directory),
+ * so a crash leaves the previous checkpoint complete; the checkpoints past retention
+ * (`'state.checkpoints.num-retained'`) are deleted only after the new one is complete; ids order
+ * as numbers (chk-9 < chk-10); jobs sharing a directory never see each other's checkpoints.
  */
 export class CheckpointStore {
   constructor(
@@ -38,88 +65,245 @@ export class CheckpointStore {
     readonly numRetained = 1,
   ) {
     if (!Number.isInteger(numRetained) || numRetained < 1)
-      throw new Error(
-        `'execution.checkpointing.num-retained' must be a positive integer, got ${numRetained}`,
-      );
+      throw new Error(`'state.checkpoints.num-retained' must be a positive integer, got ${numRetained}`);
   }
 
-  /** Writes `cp` as `chk-<id>` (atomically), then drops the complete checkpoints past retention. */
+  /** Writes `cp` as `<job id>/chk-<id>` (handles, then the manifest, durably), then applies retention. */
   write(cp: JobCheckpoint): StoredCheckpoint {
-    const path = join(this.dir, `chk-${cp.checkpointId}`);
+    if (!/^[A-Za-z0-9_-]+$/.test(cp.jobId))
+      throw new Error(`checkpoint job id '${cp.jobId}' is not a directory name`);
+    const jobDir = join(this.dir, cp.jobId);
+    const path = join(jobDir, `chk-${cp.checkpointId}`);
+    // A leftover directory of the same id (a crash mid-write, or an aborted run) is replaced.
+    rmSync(path, { recursive: true, force: true });
     mkdirSync(path, { recursive: true });
+    const operators: Record<string, StoredManifest["operators"][string]> = {};
+    for (const [node, oc] of Object.entries(cp.operators)) {
+      const file = `state-${node}.json`;
+      const text = JSON.stringify(oc.state);
+      writeDurably(join(path, file), text);
+      operators[node] = { ...oc, state: { file, bytes: Buffer.byteLength(text), sha256: sha256(text) } };
+    }
+    const manifest: StoredManifest = { ...cp, operators };
     const tmp = join(path, `.${CHECKPOINT_METADATA}.${randomUUID()}.tmp`);
-    writeFileSync(tmp, JSON.stringify(cp));
+    writeDurably(tmp, JSON.stringify(manifest));
     renameSync(tmp, join(path, CHECKPOINT_METADATA));
-    const complete = this.list();
+    fsyncDir(path);
+    fsyncDir(jobDir);
+    const complete = completeCheckpoints(jobDir, cp.jobId);
     for (const old of complete.slice(0, Math.max(0, complete.length - this.numRetained))) {
       if (old.id !== cp.checkpointId) rmSync(old.path, { recursive: true, force: true });
     }
-    return { id: cp.checkpointId, path };
+    return { id: cp.checkpointId, jobId: cp.jobId, path, timestamp: cp.timestamp };
   }
 
-  /** Complete checkpoints, oldest first (numeric id order). */
-  list(): StoredCheckpoint[] {
-    return completeCheckpoints(this.dir);
+  /** Complete checkpoints of `jobId` (default: of every job), oldest first. */
+  list(jobId?: string): StoredCheckpoint[] {
+    if (jobId !== undefined) return completeCheckpoints(join(this.dir, jobId), jobId);
+    return jobDirs(this.dir)
+      .flatMap((j) => completeCheckpoints(join(this.dir, j), j))
+      .sort((a, b) => a.timestamp - b.timestamp || a.id - b.id);
   }
 
-  /** The newest complete checkpoint, or null when there is none. */
-  latest(): StoredCheckpoint | null {
-    return this.list().at(-1) ?? null;
+  /** The newest complete checkpoint (of `jobId`), or null when there is none. */
+  latest(jobId?: string): StoredCheckpoint | null {
+    return this.list(jobId).at(-1) ?? null;
   }
 
-  /** {@link readCheckpoint} of `path` (default: this store's directory, i.e. its newest). */
-  read(path: string = this.dir): { readonly checkpoint: JobCheckpoint; readonly path: string } {
-    return readCheckpoint(path);
+  /** {@link readCheckpoint} of `path` (default: this store's directory). */
+  read(
+    path: string = this.dir,
+    fits?: CheckpointFit,
+  ): { readonly checkpoint: JobCheckpoint; readonly path: string } {
+    return readCheckpoint(path, fits);
   }
 }
 
-function completeCheckpoints(dir: string): StoredCheckpoint[] {
+/** Why a checkpoint cannot be restored into the job at hand, or null when it fits. */
+export type CheckpointFit = (cp: JobCheckpoint) => string | null;
+
+function writeDurably(path: string, text: string): void {
+  const fd = openSync(path, "w");
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function fsyncDir(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** Subdirectories of `dir` that hold `chk-N` directories (job directories). */
+function jobDirs(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  const out: StoredCheckpoint[] = [];
+  const out: string[] = [];
   for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (!CHECKPOINT_DIR.test(name) && isDir(p) && readdirSync(p).some((n) => CHECKPOINT_DIR.test(n)))
+      out.push(name);
+  }
+  return out.sort();
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The manifest of a `chk-N` directory if it is complete (parses, every handle whole), else null. */
+function completeManifest(path: string): StoredManifest | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(join(path, CHECKPOINT_METADATA), "utf8"));
+  } catch {
+    return null;
+  }
+  if (!isManifest(parsed)) return null;
+  for (const oc of Object.values(parsed.operators ?? {})) {
+    const h = (oc as { state?: StateHandle }).state;
+    if (!isHandle(h)) return null;
+    try {
+      if (statSync(join(path, h.file)).size !== h.bytes) return null;
+    } catch {
+      return null;
+    }
+  }
+  return parsed;
+}
+
+function completeCheckpoints(jobDir: string, jobId: string): StoredCheckpoint[] {
+  if (!existsSync(jobDir)) return [];
+  const out: StoredCheckpoint[] = [];
+  for (const name of readdirSync(jobDir)) {
     const m = CHECKPOINT_DIR.exec(name);
     if (m === null) continue;
-    const path = join(dir, name);
-    if (existsSync(join(path, CHECKPOINT_METADATA))) out.push({ id: Number(m[1]), path });
+    const path = join(jobDir, name);
+    const manifest = completeManifest(path);
+    if (manifest !== null) out.push({ id: Number(m[1]), jobId, path, timestamp: manifest.timestamp ?? 0 });
   }
   return out.sort((a, b) => a.id - b.id);
 }
 
-/**
- * Reads the checkpoint at `path`: a `chk-N` directory (which must be complete), or a base
- * directory, of which the newest complete checkpoint is read. Throws a message a user can act on
- * when there is none or the manifest is not a checkpoint.
- */
-export function readCheckpoint(path: string): { readonly checkpoint: JobCheckpoint; readonly path: string } {
-  if (!existsSync(path) || !statSync(path).isDirectory())
-    throw new Error(`cannot restore from ${path}: no such checkpoint directory`);
-  let dir = path;
-  if (!CHECKPOINT_DIR.test(basename(path)) || !existsSync(join(path, CHECKPOINT_METADATA))) {
-    if (CHECKPOINT_DIR.test(basename(path)))
-      throw new Error(
-        `cannot restore from ${path}: the checkpoint is incomplete (no ${CHECKPOINT_METADATA})`,
-      );
-    const latest = completeCheckpoints(path).at(-1);
-    if (latest === undefined)
-      throw new Error(
-        `cannot restore from ${path}: it holds no complete checkpoint (chk-N/${CHECKPOINT_METADATA})`,
-      );
-    dir = latest.path;
-  }
-  const file = join(dir, CHECKPOINT_METADATA);
+function isManifest(x: unknown): x is StoredManifest {
+  return (
+    x !== null &&
+    typeof x === "object" &&
+    typeof (x as { checkpointId?: unknown }).checkpointId === "number" &&
+    typeof (x as { version?: unknown }).version === "number"
+  );
+}
+
+function isHandle(h: unknown): h is StateHandle {
+  return (
+    h !== null &&
+    typeof h === "object" &&
+    typeof (h as StateHandle).file === "string" &&
+    typeof (h as StateHandle).bytes === "number" &&
+    typeof (h as StateHandle).sha256 === "string"
+  );
+}
+
+/** Loads a complete checkpoint directory: the manifest with its state handles read back. */
+function load(path: string): JobCheckpoint {
+  const file = join(path, CHECKPOINT_METADATA);
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, "utf8"));
   } catch (e) {
     throw new Error(`cannot restore from ${file}: ${(e as Error).message}`);
   }
-  if (
-    parsed === null ||
-    typeof parsed !== "object" ||
-    typeof (parsed as { checkpointId?: unknown }).checkpointId !== "number" ||
-    typeof (parsed as { version?: unknown }).version !== "number"
-  ) {
+  if (!isManifest(parsed))
     throw new Error(`cannot restore from ${file}: it is not a Weir checkpoint manifest`);
+  const operators: Record<string, OperatorCheckpoint> = {};
+  for (const [node, oc] of Object.entries(parsed.operators ?? {})) {
+    const h = oc.state;
+    if (!isHandle(h)) {
+      operators[node] = oc as unknown as OperatorCheckpoint;
+      continue;
+    }
+    const hp = join(path, h.file);
+    let text: string;
+    try {
+      text = readFileSync(hp, "utf8");
+    } catch (e) {
+      throw new Error(`cannot restore from ${path}: state handle ${h.file}: ${(e as Error).message}`);
+    }
+    if (Buffer.byteLength(text) !== h.bytes || sha256(text) !== h.sha256)
+      throw new Error(
+        `cannot restore from ${path}: state handle ${h.file} is damaged (size or hash differs)`,
+      );
+    operators[node] = { ...oc, state: JSON.parse(text) as StateSnapshot };
   }
-  return { checkpoint: parsed as JobCheckpoint, path: dir };
+  return { ...parsed, operators } as JobCheckpoint;
+}
+
+/**
+ * Reads the checkpoint at `path`: a `chk-N` directory (which must be complete); a job directory,
+ * of which the newest complete checkpoint is read; or a base directory shared by several jobs,
+ * of which the newest complete checkpoint that `fits` the job at hand is read (a torn newest
+ * checkpoint falls back to the previous complete one). Throws a message a user can act on when
+ * there is none.
+ */
+export function readCheckpoint(
+  path: string,
+  fits?: CheckpointFit,
+): { readonly checkpoint: JobCheckpoint; readonly path: string } {
+  if (!isDir(path)) throw new Error(`cannot restore from ${path}: no such checkpoint directory`);
+  if (CHECKPOINT_DIR.test(basename(path))) {
+    if (completeManifest(path) === null) {
+      if (!existsSync(join(path, CHECKPOINT_METADATA)))
+        throw new Error(
+          `cannot restore from ${path}: the checkpoint is incomplete (no ${CHECKPOINT_METADATA})`,
+        );
+      // A manifest that does not parse as one: report what is wrong with it.
+      load(path);
+      throw new Error(
+        `cannot restore from ${path}: the checkpoint is incomplete (a state handle is missing or torn)`,
+      );
+    }
+    return { checkpoint: load(path), path };
+  }
+  const own = completeCheckpoints(path, basename(path));
+  const candidates =
+    own.length > 0
+      ? [own.at(-1)!]
+      : jobDirs(path)
+          .map((j) => completeCheckpoints(join(path, j), j).at(-1))
+          .filter((c): c is StoredCheckpoint => c !== undefined);
+  if (candidates.length === 0) {
+    const anyChk = readdirSync(path).some((n) => CHECKPOINT_DIR.test(n));
+    throw new Error(
+      anyChk
+        ? `cannot restore from ${path}: it holds no complete checkpoint (chk-N/${CHECKPOINT_METADATA})`
+        : `cannot restore from ${path}: it holds no complete checkpoint (<job id>/chk-N/${CHECKPOINT_METADATA})`,
+    );
+  }
+  candidates.sort((a, b) => b.timestamp - a.timestamp || b.id - a.id);
+  if (fits === undefined || candidates.length === 1)
+    return { checkpoint: load(candidates[0]!.path), path: candidates[0]!.path };
+  const why: string[] = [];
+  for (const c of candidates) {
+    const cp = load(c.path);
+    const problem = fits(cp);
+    if (problem === null) return { checkpoint: cp, path: c.path };
+    why.push(`${c.jobId}: ${problem}`);
+  }
+  throw new Error(
+    `cannot restore from ${path}: none of its jobs' checkpoints fits this job (${why.join("; ")}); name one with --restore ${join(path, "<job id>")}`,
+  );
 }

@@ -4,9 +4,14 @@ import { PHYSICAL_DAG_VERSION } from "@weir/planner";
 import type { StateSnapshot } from "../state/api.js";
 import { STATE_SNAPSHOT_VERSION } from "../state/api.js";
 import type { Json } from "../state/codec.js";
+import { incompatibility, type TaskLayout } from "./compat.js";
 import type { JobMetrics } from "./metrics.js";
 
-export const JOB_CHECKPOINT_VERSION = 1;
+/**
+ * 2: per-job directories (`jobId`), trigger `timestamp`, operator state in handle files, tasks
+ * keyed by their stable uid with a `layout` that decides whether a later plan fits.
+ */
+export const JOB_CHECKPOINT_VERSION = 2;
 
 /**
  * One consistent cut of a running job, as plain JSON: every source's position (the next record
@@ -16,14 +21,21 @@ export const JOB_CHECKPOINT_VERSION = 1;
  */
 export interface JobCheckpoint {
   readonly version: number;
+  /** The job that took it: its directory under the checkpoint base, kept across restores. */
+  readonly jobId: string;
   readonly checkpointId: number;
-  /** {@link planFingerprint} of the DAG that took it; a restore into another plan is refused. */
+  /** When the checkpoint was triggered (the job's clock, epoch ms). */
+  readonly timestamp: number;
+  /** {@link planFingerprint} of the DAG that took it (informational: `layout` decides fitness). */
   readonly planFingerprint: string;
+  /** Every task of the plan that took it, by uid (see `compat.ts`). */
+  readonly layout: { readonly [uid: string]: TaskLayout };
   readonly dagVersion: number;
   readonly stateVersion: number;
-  readonly sources: { readonly [nodeId: string]: SourceCheckpoint };
-  readonly operators: { readonly [nodeId: string]: OperatorCheckpoint };
-  readonly sinks: { readonly [nodeId: string]: SinkCheckpoint };
+  /** By task uid. */
+  readonly sources: { readonly [uid: string]: SourceCheckpoint };
+  readonly operators: { readonly [uid: string]: OperatorCheckpoint };
+  readonly sinks: { readonly [uid: string]: SinkCheckpoint };
   readonly metrics: JobMetrics;
   /** Where the sources' round robin continues (absent in checkpoints of older runs: 0). */
   readonly pollCursor?: number;
@@ -59,22 +71,38 @@ export function planFingerprint(dag: PhysicalDag): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 32);
 }
 
-/** Throws a message saying what does not fit when `cp` cannot be restored into `dag`. */
+/**
+ * Throws a message saying what does not fit when `cp` cannot be restored into `dag`: another
+ * format, plan or state version, another job, or tasks whose state changed (named, with why).
+ */
 export function checkRestorable(cp: JobCheckpoint, dag: PhysicalDag): void {
-  if (cp.version !== JOB_CHECKPOINT_VERSION) {
-    throw new Error(
-      `cannot restore checkpoint ${cp.checkpointId}: it has format version ${cp.version}, this Weir reads version ${JOB_CHECKPOINT_VERSION}`,
-    );
-  }
-  if (cp.dagVersion !== PHYSICAL_DAG_VERSION || cp.stateVersion !== STATE_SNAPSHOT_VERSION) {
-    throw new Error(
-      `cannot restore checkpoint ${cp.checkpointId}: it was taken with plan version ${cp.dagVersion} and state version ${cp.stateVersion}, this Weir uses ${PHYSICAL_DAG_VERSION} and ${STATE_SNAPSHOT_VERSION}`,
-    );
-  }
-  const fp = planFingerprint(dag);
-  if (cp.planFingerprint !== fp) {
-    throw new Error(
-      `cannot restore checkpoint ${cp.checkpointId}: it was taken from a different query plan (fingerprint ${cp.planFingerprint}, this plan is ${fp}); the state of a changed query cannot be reused — start without the checkpoint`,
-    );
+  const problem = restoreProblem(cp, dag);
+  if (problem !== null) throw new Error(`cannot restore checkpoint ${cp.checkpointId}: ${problem}`);
+}
+
+/** Why `cp` cannot be restored into `dag`, or null when it fits. */
+export function restoreProblem(cp: JobCheckpoint, dag: PhysicalDag): string | null {
+  if (cp.version !== JOB_CHECKPOINT_VERSION)
+    return `it has format version ${cp.version}, this Weir reads version ${JOB_CHECKPOINT_VERSION}`;
+  if (cp.dagVersion !== PHYSICAL_DAG_VERSION || cp.stateVersion !== STATE_SNAPSHOT_VERSION)
+    return `it was taken with plan version ${cp.dagVersion} and state version ${cp.stateVersion}, this Weir uses ${PHYSICAL_DAG_VERSION} and ${STATE_SNAPSHOT_VERSION}`;
+  const problem = incompatibility(cp.layout ?? {}, dag, (uid) => {
+    if (cp.sources[uid] !== undefined || cp.sinks[uid] !== undefined) return true;
+    const op = cp.operators[uid];
+    return op !== undefined && Object.values(op.state.tables).some((t) => !isEmptyTable(t));
+  });
+  return problem === null
+    ? null
+    : `${problem} — the state of a changed query cannot be reused; start without the checkpoint`;
+}
+
+function isEmptyTable(t: StateSnapshot["tables"][string]): boolean {
+  switch (t.kind) {
+    case "time":
+      return t.buckets.length === 0;
+    case "timers":
+      return t.eventTime.length === 0 && t.processingTime.length === 0;
+    default:
+      return t.entries.length === 0;
   }
 }

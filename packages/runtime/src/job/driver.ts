@@ -1,80 +1,158 @@
 import type { PhysicalNode } from "@weir/planner";
-import type { ChangeBatch } from "../changelog.js";
+import type { ChangeBatch, Row } from "../changelog.js";
 import { Message } from "../changelog.js";
 import type { EvalContext } from "../expr/context.js";
-import type { Operator, OperatorContext, OperatorMetrics } from "../operator.js";
-import type { StateSnapshot } from "../state/api.js";
-import { MemoryStateBackend } from "../state/memory.js";
+import type { OperatorMetrics } from "../operator.js";
+import type { StateBackend, StateSnapshot } from "../state/api.js";
+import { stateBackendFactory } from "../state/backends.js";
+import type { Json } from "../state/codec.js";
+import type { Counter, LateReason, Task, TaskContext } from "../task.js";
+import { TaskMetricGroup } from "../task.js";
 import { BarrierAligner } from "../time/barriers.js";
 import type { Clock, WatermarkEvent } from "../time/watermarks.js";
 import { InputWatermarkMerger, NO_WATERMARK } from "../time/watermarks.js";
 import { nodeFailure } from "./errors.js";
 
+/** What a task contributes to checkpoint `id` once it aligned: its state, watermarks and own part. */
+export interface TaskAck {
+  readonly state: StateSnapshot;
+  /** The last watermark the task processed and the last it forwarded. */
+  readonly watermark: number;
+  readonly forwarded: number;
+  /** What `Task.onBarrier` returned (a source's position, a sink's pre-committed transaction). */
+  readonly own: Json;
+}
+
 export interface DriverOptions {
   readonly settings: Readonly<Record<string, string>>;
   readonly now: Clock;
-  /** Receives every message the operator sends downstream (data, watermark, idle, barrier, end). */
+  /** Receives every message the task sends downstream (data, watermark, idle, barrier, end). */
   readonly output: (message: Message) => void;
-  /** The operator aligned checkpoint `id` (called before the barrier is forwarded). */
-  readonly onCheckpoint?: (id: number) => void;
+  /**
+   * The task aligned checkpoint `id` (called before the barrier is forwarded) with its
+   * acknowledgement: the snapshot, or a promise of it (an asynchronous task such as a sink).
+   */
+  readonly onAck?: (id: number, ack: TaskAck | Promise<TaskAck>) => void;
+  /** `'execution.checkpointing.mode'`: aligned barriers (EXACTLY_ONCE, default) or not. */
+  readonly aligned?: boolean;
+  readonly subtaskIndex?: number;
+  readonly parallelism?: number;
+  /** The state backend; default: the one `'state.backend.type'` names. */
+  readonly state?: StateBackend;
 }
 
 /**
- * Runs one operator on its input messages, as the job and the test harness both do: barriers
- * are aligned across inputs ({@link BarrierAligner}); watermarks are merged across inputs
+ * Runs one {@link Task} — source, operator or sink — as the job and the test harness both do:
+ * barriers are aligned across inputs ({@link BarrierAligner}); watermarks are merged across inputs
  * ({@link InputWatermarkMerger}) and `onWatermark` is called only when the merged watermark
- * advances; when every input ended the operator gets the +∞ watermark and `end` is forwarded.
- * Errors are rethrown naming the node (see `nodeFailure`).
+ * advances; when every input ended the task gets the +∞ watermark, `endInput`, and `end` is
+ * forwarded. The driver holds the task's watermark (the one copy a checkpoint stores), its
+ * metrics and its late-row channel. Errors are rethrown naming the node (see `nodeFailure`).
  */
-export class OperatorDriver {
-  readonly state: MemoryStateBackend;
-  readonly metrics: OperatorMetrics = { recordsIn: 0, recordsOut: 0, lateRecordsDropped: 0 };
+export class TaskDriver<T extends Task = Task> {
+  readonly state: StateBackend;
+  readonly metricGroup: TaskMetricGroup;
+  private readonly recordsInC: Counter;
+  private readonly recordsOutC: Counter;
+  private readonly lateC: Counter;
   private readonly merger: InputWatermarkMerger | null;
   private readonly aligner: BarrierAligner | null;
   private readonly ended: boolean[];
-  /** The last watermark passed to `onWatermark`. */
+  /** The last watermark the task finished processing (`onWatermark` returned). */
   watermark = NO_WATERMARK;
+  /** The watermark being processed by `onWatermark`, for expressions (CURRENT_WATERMARK). */
+  private advancing: number | null = null;
   /** The last watermark forwarded downstream. */
   forwarded = NO_WATERMARK;
   finished = false;
+  private readonly ctx: TaskContext;
 
   constructor(
     readonly node: PhysicalNode,
-    readonly op: Operator,
+    readonly task: T,
     private readonly options: DriverOptions,
   ) {
-    this.state = new MemoryStateBackend({ clock: options.now });
+    this.state = options.state ?? stateBackendFactory(options.settings)(options.now);
+    this.metricGroup = new TaskMetricGroup(`${node.kind}-${node.id}`);
+    this.recordsInC = this.metricGroup.counter("numRecordsIn");
+    this.recordsOutC = this.metricGroup.counter("numRecordsOut");
+    this.lateC = this.metricGroup.counter("numLateRecordsDropped");
+    this.metricGroup.gauge("currentWatermark", () =>
+      Number.isFinite(this.watermark) ? this.watermark : null,
+    );
     const n = node.inputs.length;
     this.ended = new Array(n).fill(false);
     this.merger = n > 0 ? new InputWatermarkMerger(n) : null;
     this.aligner =
       n > 0
-        ? new BarrierAligner(n, {
-            onMessage: (input, m) => this.onMessage(input, m),
-            onCheckpoint: (id) => {
-              options.onCheckpoint?.(id);
-              options.output(Message.barrier(id));
+        ? new BarrierAligner(
+            n,
+            {
+              onMessage: (input, m) => this.onMessage(input, m),
+              onCheckpoint: (id) => {
+                this.acknowledge(id);
+                options.output(Message.barrier(id));
+              },
             },
-          })
+            options.aligned ?? true,
+          )
         : null;
-    const ctx: OperatorContext = {
+    const driver = this;
+    const ctx: TaskContext = {
       node,
+      subtaskIndex: options.subtaskIndex ?? 0,
+      parallelism: options.parallelism ?? 1,
       emit: (batch: ChangeBatch) => {
         if (batch.length === 0) return;
-        this.metrics.recordsOut += batch.length;
+        this.recordsOutC.inc(batch.length);
         options.output(Message.data(batch));
       },
       state: this.state,
-      metrics: this.metrics,
-      evalContext: evalContextOf(options.settings, options.now, () => this.watermark),
+      timers: (name) => this.state.timers(name),
+      metrics: this.metricGroup,
+      late: (_row: Row, _reason: LateReason) => this.lateC.inc(),
+      get watermark() {
+        return driver.watermark;
+      },
+      evalContext: evalContextOf(options.settings, options.now, () => this.advancing ?? this.watermark),
       settings: options.settings,
+      clock: options.now,
       now: options.now,
     };
+    this.ctx = ctx;
+  }
+
+  /**
+   * Opens the task with its context: synchronously for an operator (the job opens operators
+   * when it builds them), a promise for a connector task.
+   */
+  open(): void | Promise<void> {
+    let opened: void | Promise<void>;
     try {
-      op.open(ctx);
+      opened = this.task.open(this.ctx);
     } catch (e) {
-      throw nodeFailure(node, e);
+      throw nodeFailure(this.node, e);
     }
+    if (opened instanceof Promise)
+      return opened.catch((e) => {
+        throw nodeFailure(this.node, e);
+      });
+  }
+
+  /** Cumulative counters for the run summary (records in/out, late rows dropped). */
+  get metrics(): OperatorMetrics {
+    return {
+      recordsIn: this.recordsInC.count,
+      recordsOut: this.recordsOutC.count,
+      lateRecordsDropped: this.lateC.count,
+    };
+  }
+
+  /** Continues the counts a checkpoint carried. */
+  restoreMetrics(m: OperatorMetrics): void {
+    this.recordsInC.set(m.recordsIn);
+    this.recordsOutC.set(m.recordsOut);
+    this.lateC.set(m.lateRecordsDropped);
   }
 
   receive(input: number, message: Message): void {
@@ -82,7 +160,70 @@ export class OperatorDriver {
     this.aligner.receive(input, message);
   }
 
-  /** Ends an operator without inputs (VALUES): the final watermark, then `end`. */
+  /**
+   * A task without inputs (a source) emits its own messages: data is counted as output. The
+   * task's own watermark logic (a source's per-split tracker) decides what it sends.
+   */
+  emitOwn(message: Message): void {
+    if (message.kind === "data") this.recordsOutC.inc(message.batch.length);
+    if (message.kind === "end") this.finished = true;
+    this.options.output(message);
+  }
+
+  /**
+   * Checkpoint `id` at a task without inputs (a source): acknowledges, then sends the barrier
+   * downstream unless the task already ended.
+   */
+  injectBarrier(id: number): void {
+    this.acknowledge(id);
+    if (!this.finished) this.options.output(Message.barrier(id));
+  }
+
+  /** Acknowledges checkpoint `id` now, without a barrier: a task whose inputs all ended is quiescent. */
+  acknowledge(id: number): void {
+    let own: Json | Promise<Json> = null;
+    try {
+      own = this.task.onBarrier?.(id) ?? null;
+    } catch (e) {
+      throw nodeFailure(this.node, e);
+    }
+    const state = this.state.snapshot();
+    const watermark = this.watermark;
+    const forwarded = this.forwarded;
+    const ack =
+      own instanceof Promise
+        ? own.then(
+            (o) => ({ state, watermark, forwarded, own: o }),
+            (e) => {
+              throw nodeFailure(this.node, e);
+            },
+          )
+        : { state, watermark, forwarded, own };
+    this.options.onAck?.(id, ack);
+  }
+
+  /** Checkpoint `id` is complete: the task may make its effects visible (a sink commits). */
+  async notifyComplete(id: number, own: Json): Promise<void> {
+    const t: Task = this.task;
+    if (t.onCheckpointComplete === undefined) return;
+    try {
+      await t.onCheckpointComplete(id, own);
+    } catch (e) {
+      throw nodeFailure(this.node, e);
+    }
+  }
+
+  /** Checkpoint `id` will not complete. */
+  notifyAborted(id: number): void {
+    const t: Task = this.task;
+    try {
+      t.onCheckpointAborted?.(id);
+    } catch (e) {
+      throw nodeFailure(this.node, e);
+    }
+  }
+
+  /** Ends a task without inputs (VALUES): the final watermark, then `end`. */
   finishWithoutInputs(): void {
     try {
       this.finish();
@@ -93,9 +234,9 @@ export class OperatorDriver {
 
   /** Processing time advanced (TTL cleanup, processing-time timers). */
   onProcessingTime(now: number): void {
-    if (this.op.onProcessingTime === undefined) return;
+    if (this.task.onProcessingTime === undefined) return;
     try {
-      this.op.onProcessingTime(now);
+      this.task.onProcessingTime(now);
     } catch (e) {
       throw nodeFailure(this.node, e);
     }
@@ -105,8 +246,18 @@ export class OperatorDriver {
     return this.state.snapshot();
   }
 
-  /** Loads a snapshot and the watermarks of the checkpoint (before any message). */
-  restore(state: StateSnapshot, watermark: number, forwarded: number): void {
+  /** Loads a checkpoint's state, watermarks and the task's own part (before any message). */
+  async restore(state: StateSnapshot, watermark: number, forwarded: number, own: Json = null): Promise<void> {
+    this.restoreSync(state, watermark, forwarded);
+    try {
+      if (this.task.restore) await this.task.restore(own);
+    } catch (e) {
+      throw nodeFailure(this.node, e);
+    }
+  }
+
+  /** {@link restore} for an operator (no asynchronous own part). */
+  restoreSync(state: StateSnapshot, watermark: number, forwarded: number): void {
     try {
       this.state.restore(state);
     } catch (e) {
@@ -125,8 +276,8 @@ export class OperatorDriver {
         case "data": {
           const ev = merger.onData(input);
           if (ev !== null) this.onEvent(ev);
-          this.metrics.recordsIn += m.batch.length;
-          this.op.processBatch(input, m.batch);
+          this.recordsInC.inc(m.batch.length);
+          this.task.processBatch(input, m.batch);
           return;
         }
         case "watermark": {
@@ -163,8 +314,10 @@ export class OperatorDriver {
       return;
     }
     if (ev.timestamp > this.watermark) {
+      this.advancing = ev.timestamp;
+      const fwd = this.task.onWatermark(ev.timestamp);
+      this.advancing = null;
       this.watermark = ev.timestamp;
-      const fwd = this.op.onWatermark(ev.timestamp);
       if (fwd > this.forwarded) {
         this.forwarded = fwd;
         this.options.output(Message.watermark(fwd));
@@ -177,6 +330,7 @@ export class OperatorDriver {
 
   private finish(): void {
     if (this.watermark < Number.POSITIVE_INFINITY) this.onEvent(Message.watermark(Number.POSITIVE_INFINITY));
+    this.task.endInput?.();
     this.finished = true;
     this.options.output(Message.end());
   }

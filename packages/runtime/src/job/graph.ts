@@ -1,12 +1,15 @@
 import type { ChangelogMode, PhysicalDag, PhysicalNode, SinkNode, SourceNode } from "@weir/planner";
 import type { Message } from "../changelog.js";
-import type { SinkWriter, SourceReader } from "../connector.js";
+import type { SinkWriter, SinkWriterContext, SourceReader } from "../connector.js";
 import "../operators/index.js";
+import type { Operator } from "../operator.js";
 import { createOperator } from "../operators/registry.js";
-import { BarrierAligner } from "../time/barriers.js";
+import type { StateBackend } from "../state/api.js";
 import type { Clock } from "../time/watermarks.js";
 import { NO_WATERMARK } from "../time/watermarks.js";
-import { evalContextOf, OperatorDriver } from "./driver.js";
+import { SinkTask, SourceTask } from "./connector-tasks.js";
+import type { TaskAck } from "./driver.js";
+import { evalContextOf, TaskDriver } from "./driver.js";
 import { nodeFailure } from "./errors.js";
 import { SourceOperator } from "./source-operator.js";
 
@@ -19,53 +22,60 @@ interface Edge {
 export interface SourceRuntime {
   readonly kind: "source";
   readonly node: SourceNode;
-  readonly reader: SourceReader;
-  readonly op: SourceOperator;
-  readonly counters: Map<string, number>;
-  recordsRead: number;
+  readonly driver: TaskDriver<SourceTask>;
+  readonly task: SourceTask;
+  /** Sends the source's own messages (rows, its watermark, `end`) downstream. */
+  readonly emit: (message: Message) => void;
 }
 
 export interface OperatorRuntime {
   readonly kind: "operator";
   readonly node: PhysicalNode;
-  readonly driver: OperatorDriver;
+  readonly driver: TaskDriver<Operator>;
 }
 
 export interface SinkRuntime {
   readonly kind: "sink";
   readonly node: SinkNode;
-  readonly writer: SinkWriter;
-  readonly counters: Map<string, number>;
-  readonly aligner: BarrierAligner;
-  recordsWritten: number;
-  batchesSinceFlush: number;
-  ended: boolean;
+  readonly driver: TaskDriver<SinkTask>;
+  readonly task: SinkTask;
 }
 
+/** One task of the job: every node — source, operator or sink — runs in a {@link TaskDriver}. */
 export type NodeRuntime = SourceRuntime | OperatorRuntime | SinkRuntime;
 
 export interface GraphOptions {
   readonly settings: Readonly<Record<string, string>>;
   readonly now: Clock;
+  readonly cwd: string;
   readonly reader: (node: SourceNode) => SourceReader;
   readonly writer: (node: SinkNode) => SinkWriter;
+  readonly collect?: SinkWriterContext["collect"];
+  /** EXACTLY_ONCE (aligned barriers, the default) or AT_LEAST_ONCE. */
+  readonly aligned?: boolean;
+  readonly stateBackend: (clock: Clock) => StateBackend;
 }
 
-/** What the graph reports while messages flow; the job turns it into checkpoints. */
+/** What the graph reports while messages flow; the job's checkpoint coordinator collects it. */
 export interface GraphListener {
-  /** An operator aligned checkpoint `id`: its state is the cut. */
-  onOperatorCheckpoint(rt: OperatorRuntime, id: number): void;
-  onSinkCheckpoint(rt: SinkRuntime, id: number): void;
+  /** A task aligned checkpoint `id`: its acknowledgement (a snapshot or the promise of one). */
+  onAck(rt: NodeRuntime, id: number, ack: TaskAck | Promise<TaskAck>): void;
 }
 
 /**
- * The running DAG: one runtime per node and the edges between them. `deliver` pushes a message
- * into a node synchronously, and everything it causes flows downstream before it returns; the
- * graph is quiescent between two calls.
+ * The running DAG: one task driver per node and the edges between them. `deliver` pushes a
+ * message into a node synchronously, and everything it causes flows downstream before it
+ * returns; the graph is quiescent between two calls.
  */
 export class JobGraph {
   readonly nodes = new Map<number, NodeRuntime>();
+  /** Every task, in node order. */
+  readonly tasks: NodeRuntime[] = [];
+  private readonly drivers: TaskDriver[] = [];
   private readonly edges = new Map<number, Edge[]>();
+  private readonly sourceList: SourceRuntime[] = [];
+  private readonly operatorList: OperatorRuntime[] = [];
+  private readonly sinkList: SinkRuntime[] = [];
   listener: GraphListener | null = null;
 
   constructor(
@@ -83,123 +93,80 @@ export class JobGraph {
       });
     }
     for (const n of dag.nodes) {
+      let rt: NodeRuntime;
       try {
-        this.nodes.set(
-          n.id,
-          this.build(
-            n,
-            n.inputs.map((i) => byId.get(i)!.changelogMode),
-          ),
+        rt = this.build(
+          n,
+          n.inputs.map((i) => byId.get(i)!.changelogMode),
         );
       } catch (e) {
         throw nodeFailure(n, e);
       }
+      this.nodes.set(n.id, rt);
+      this.tasks.push(rt);
+      this.drivers[n.id] = rt.driver;
+      if (rt.kind === "source") this.sourceList.push(rt);
+      else if (rt.kind === "sink") this.sinkList.push(rt);
+      else this.operatorList.push(rt);
     }
   }
 
-  sources(): SourceRuntime[] {
-    return [...this.nodes.values()].filter((n): n is SourceRuntime => n.kind === "source");
+  sources(): readonly SourceRuntime[] {
+    return this.sourceList;
   }
 
-  operators(): OperatorRuntime[] {
-    return [...this.nodes.values()].filter((n): n is OperatorRuntime => n.kind === "operator");
+  operators(): readonly OperatorRuntime[] {
+    return this.operatorList;
   }
 
-  sinks(): SinkRuntime[] {
-    return [...this.nodes.values()].filter((n): n is SinkRuntime => n.kind === "sink");
+  sinks(): readonly SinkRuntime[] {
+    return this.sinkList;
   }
 
   /** Sends `message` from node `from` to every node that reads it. */
   forward(from: number, message: Message): void {
     const edges = this.edges.get(from)!;
-    for (let i = 0; i < edges.length; i++) this.deliver(edges[i].target, edges[i].input, message);
+    for (let i = 0; i < edges.length; i++) this.drivers[edges[i].target]!.receive(edges[i].input, message);
   }
 
   deliver(target: number, input: number, message: Message): void {
-    const rt = this.nodes.get(target)!;
-    switch (rt.kind) {
-      case "operator":
-        rt.driver.receive(input, message);
-        return;
-      case "sink":
-        rt.aligner.receive(input, message);
-        return;
-      case "source":
-        throw new Error(`source node ${target} has no inputs`);
-      default: {
-        const _exhaustive: never = rt;
-        throw new Error(`unknown message ${JSON.stringify(_exhaustive)}`);
-      }
-    }
+    this.drivers[target]!.receive(input, message);
+  }
+
+  private driver<T extends Operator | SourceTask | SinkTask>(node: PhysicalNode, task: T): TaskDriver<T> {
+    let driver: TaskDriver<T> | null = null;
+    driver = new TaskDriver(node, task, {
+      settings: this.options.settings,
+      now: this.options.now,
+      output: (m) => this.forward(node.id, m),
+      onAck: (id, ack) => this.listener?.onAck(this.nodes.get(node.id)!, id, ack),
+      aligned: this.options.aligned ?? true,
+      state: this.options.stateBackend(this.options.now),
+    });
+    return driver;
   }
 
   private build(node: PhysicalNode, inputModes: ChangelogMode[]): NodeRuntime {
     switch (node.kind) {
       case "source": {
         const ctx = evalContextOf(this.options.settings, this.options.now, () => NO_WATERMARK);
-        return {
-          kind: "source",
+        const task = new SourceTask(
           node,
-          reader: this.options.reader(node),
-          op: new SourceOperator(node, ctx, this.options.now),
-          counters: new Map(),
-          recordsRead: 0,
-        };
+          this.options.reader(node),
+          new SourceOperator(node, ctx, this.options.now),
+          this.options.cwd,
+        );
+        const driver = this.driver(node, task);
+        return { kind: "source", node, task, driver, emit: (m) => driver.emitOwn(m) };
       }
       case "sink": {
-        const rt: SinkRuntime = {
-          kind: "sink",
-          node,
-          writer: this.options.writer(node),
-          counters: new Map(),
-          aligner: new BarrierAligner(Math.max(1, node.inputs.length), {
-            onMessage: (_input, m) => this.onSinkMessage(rt, m),
-            onCheckpoint: (id) => this.listener?.onSinkCheckpoint(rt, id),
-          }),
-          recordsWritten: 0,
-          batchesSinceFlush: 0,
-          ended: false,
-        };
-        return rt;
+        const task = new SinkTask(node, this.options.writer(node), this.options.cwd, this.options.collect);
+        return { kind: "sink", node, task, driver: this.driver(node, task) };
       }
-      default:
-        return this.buildOperator(node, inputModes);
-    }
-  }
-
-  private buildOperator(node: PhysicalNode, inputModes: ChangelogMode[]): OperatorRuntime {
-    const op = createOperator(node, { inputModes });
-    const driver = new OperatorDriver(node, op, {
-      settings: this.options.settings,
-      now: this.options.now,
-      output: (m) => this.forward(node.id, m),
-      onCheckpoint: (id) => this.listener?.onOperatorCheckpoint(rt, id),
-    });
-    const rt: OperatorRuntime = { kind: "operator", node, driver };
-    return rt;
-  }
-
-  private onSinkMessage(rt: SinkRuntime, m: Exclude<Message, { kind: "barrier" }>): void {
-    switch (m.kind) {
-      case "data":
-        if (m.batch.length === 0) return;
-        try {
-          rt.writer.write(m.batch);
-        } catch (e) {
-          throw nodeFailure(rt.node, e);
-        }
-        rt.recordsWritten += m.batch.length;
-        rt.batchesSinceFlush++;
-        return;
-      case "watermark":
-      case "idle":
-        return;
-      case "end":
-        rt.ended = true;
-        return;
       default: {
-        const _exhaustive: never = m;
-        throw new Error(`unknown message ${JSON.stringify(_exhaustive)}`);
+        const driver = this.driver(node, createOperator(node, { inputModes }));
+        driver.open();
+        return { kind: "operator", node, driver };
       }
     }
   }

@@ -1,14 +1,22 @@
+import { randomBytes } from "node:crypto";
 import type { PhysicalDag } from "@weir/planner";
 import { Message } from "../changelog.js";
 import type { ConnectorRegistry, PollResult, SinkWriterContext } from "../connector.js";
 import { parseDurationSetting } from "../operators/common.js";
+import { operatorStateInfo } from "../operators/registry.js";
 import { STATE_SNAPSHOT_VERSION } from "../state/api.js";
-import { decodeJson, encodeJson } from "../state/codec.js";
+import { stateBackendFactory } from "../state/backends.js";
+import { decodeJson, encodeJson, type Json } from "../state/codec.js";
+import { TaskMetricGroup } from "../task.js";
 import { NO_WATERMARK } from "../time/watermarks.js";
 import type { JobCheckpoint, OperatorCheckpoint, SinkCheckpoint, SourceCheckpoint } from "./checkpoint.js";
 import { checkRestorable, JOB_CHECKPOINT_VERSION, planFingerprint } from "./checkpoint.js";
+import { type CheckpointConfig, checkpointConfig } from "./checkpoint-config.js";
+import { type TaskLayout, taskLayouts, taskUids } from "./compat.js";
+import type { SinkOwnState, SourceOwnState } from "./connector-tasks.js";
+import type { TaskAck } from "./driver.js";
 import { describeNode, nodeFailure } from "./errors.js";
-import type { OperatorRuntime, SinkRuntime, SourceRuntime } from "./graph.js";
+import type { NodeRuntime, SinkRuntime, SourceRuntime } from "./graph.js";
 import { JobGraph } from "./graph.js";
 import type { JobMetrics, OperatorRunMetrics, SinkMetrics, SourceMetrics } from "./metrics.js";
 
@@ -23,11 +31,19 @@ export interface JobOptions {
   /** Where the `collect` sink sends a bare SELECT's changes. */
   readonly collect?: SinkWriterContext["collect"];
   readonly checkpoint?: {
-    /** Take a checkpoint every `intervalMs` of processing time (0 or absent: never). */
+    /** Trigger a checkpoint every `intervalMs` of processing time (0 or absent: never). */
     readonly intervalMs?: number;
-    /** Stores a checkpoint; sinks commit once it resolves. */
+    /** Abort a checkpoint not acknowledged by every task in this time; default `'execution.checkpointing.timeout'`. */
+    readonly timeoutMs?: number;
+    /** Least time from the end of a checkpoint to the next trigger; default `'execution.checkpointing.min-pause'`. */
+    readonly minPauseMs?: number;
+    /** Stores a complete checkpoint durably; sinks commit once it resolves. */
     onCheckpoint?(cp: JobCheckpoint): Promise<void>;
+    /** Checkpoint `id` was aborted (the job goes on). */
+    onAborted?(id: number, reason: string): void;
   };
+  /** The job's id (its checkpoint subdirectory); default: the restored checkpoint's, else a new one. */
+  readonly jobId?: string;
   readonly restoreFrom?: JobCheckpoint;
   /** Stop (cleanly: flush sinks, close) after this much processing time. */
   readonly maxRuntimeMs?: number;
@@ -44,6 +60,8 @@ export interface JobResult {
   readonly metrics: JobMetrics;
   /** Checkpoints completed by this run. */
   readonly checkpoints: number;
+  /** Checkpoints this run aborted (timeout). */
+  readonly abortedCheckpoints: number;
   readonly lastCheckpoint: JobCheckpoint | null;
 }
 
@@ -54,10 +72,16 @@ const FLUSH_EVERY_BATCHES = 64;
 const DEFAULT_FLUSH_INTERVAL_MS = 1000;
 const MAX_IDLE_SLEEP_MS = 100;
 
+/** A triggered checkpoint (at most one at a time: max-concurrent-checkpoints 1). */
 interface PendingCheckpoint {
   readonly id: number;
-  readonly operators: Record<string, OperatorCheckpoint>;
-  readonly sinks: Set<SinkRuntime>;
+  readonly startedAt: number;
+  /** Every task's acknowledgement, as it aligned (a promise for an asynchronous task). */
+  readonly acks: Map<NodeRuntime, TaskAck | Promise<TaskAck>>;
+  /** The acknowledgements received so far. */
+  readonly received: Map<NodeRuntime, TaskAck>;
+  /** A task failed to snapshot (e.g. a sink's pre-commit threw): the job fails with it. */
+  failure: { readonly error: unknown } | null;
 }
 
 /**
@@ -75,8 +99,19 @@ export class Job {
   readonly settings: Readonly<Record<string, string>>;
   private readonly now: () => number;
   private startedAt = 0;
+  readonly jobId: string;
+  /** Every task's stable id (by node id) and the layout a checkpoint records for a later restore. */
+  private readonly uids: Map<number, string>;
+  private readonly layout: Record<string, TaskLayout>;
+  /** The checkpoint coordinator's settings (`'execution.checkpointing.*'`). */
+  readonly checkpointConfig: CheckpointConfig;
+  /** Job-level metrics: completed/aborted checkpoints, checkpoint durations. */
+  readonly jobMetrics = new TaskMetricGroup("job");
   private nextCheckpointId = 1;
+  /** The checkpoint whose barriers are being injected (acks are collected into it). */
   private pending: PendingCheckpoint | null = null;
+  /** The checkpoint triggered and not yet complete or aborted. */
+  private inflight: PendingCheckpoint | null = null;
   /** The node id from which the next poll looks for a live source (see `step`). */
   private pollCursor = 0;
   /** The `waitMs` of the last idle poll result (the loop sleeps at most that long). */
@@ -93,16 +128,23 @@ export class Job {
     if (options.restoreFrom) checkRestorable(options.restoreFrom, dag);
     this.settings = { ...dag.settings, ...options.settings };
     this.now = options.now ?? Date.now;
+    this.checkpointConfig = checkpointConfig(this.settings);
+    this.uids = taskUids(dag);
+    this.layout = taskLayouts(dag);
+    this.jobId = options.jobId ?? options.restoreFrom?.jobId ?? randomBytes(16).toString("hex");
     this.graph = new JobGraph(dag, {
       settings: this.settings,
       now: this.now,
+      cwd: options.cwd,
       reader: (node) => options.connectors.source(node),
       writer: (node) => options.connectors.sink(node),
+      ...(options.collect ? { collect: options.collect } : {}),
+      stateBackend: stateBackendFactory(this.settings),
+      aligned: this.checkpointConfig.mode === "EXACTLY_ONCE",
     });
     this.graph.listener = {
-      onOperatorCheckpoint: (rt, id) => this.onOperatorCheckpoint(rt, id),
-      onSinkCheckpoint: (rt, id) => {
-        if (this.pending?.id === id) this.pending.sinks.add(rt);
+      onAck: (rt, id, ack) => {
+        if (this.pending?.id === id) this.pending.acks.set(rt, ack);
       },
     };
     for (const s of this.graph.sinks()) {
@@ -120,27 +162,8 @@ export class Job {
   async open(): Promise<void> {
     this.startedAt = this.now();
     this.lastFlush = this.startedAt;
-    const { cwd, collect } = this.options;
-    for (const s of this.graph.sources()) {
-      const rowtime = s.op.rowtimeOf();
-      await s.reader.open({
-        node: s.node,
-        metrics: s.counters,
-        settings: this.settings,
-        cwd,
-        ...(rowtime !== null ? { rowtime } : {}),
-      });
-      for (const split of s.reader.splits?.() ?? []) s.op.tracker.addSplit(split);
-    }
-    for (const s of this.graph.sinks()) {
-      await s.writer.open({
-        node: s.node,
-        metrics: s.counters,
-        settings: this.settings,
-        cwd,
-        ...(collect ? { collect } : {}),
-      });
-    }
+    for (const s of this.graph.sources()) await s.driver.open();
+    for (const s of this.graph.sinks()) await s.driver.open();
     const cp = this.options.restoreFrom;
     if (cp) await this.restore(cp);
     for (const rt of this.graph.operators()) {
@@ -154,8 +177,8 @@ export class Job {
     if (cp) {
       // Re-announce restored source watermarks, so downstream inputs do not wait for an advance.
       for (const s of this.graph.sources()) {
-        const w = s.op.tracker.currentWatermark;
-        if (!s.op.ended && w > NO_WATERMARK) this.graph.forward(s.node.id, Message.watermark(w));
+        const w = s.task.op.tracker.currentWatermark;
+        if (!s.task.op.ended && w > NO_WATERMARK) this.graph.forward(s.node.id, Message.watermark(w));
       }
     }
   }
@@ -163,17 +186,17 @@ export class Job {
   /** True when every sink got `end` (a job without sinks: when every source ended). */
   get finished(): boolean {
     const sinks = this.graph.sinks();
-    if (sinks.length === 0) return this.graph.sources().every((s) => s.op.ended);
-    return sinks.every((s) => s.ended);
+    if (sinks.length === 0) return this.graph.sources().every((s) => s.task.op.ended);
+    return sinks.every((s) => s.driver.finished);
   }
 
   /** Pushes one poll result of source node `nodeId` through the DAG, synchronously. */
   pushSource(nodeId: number, result: PollResult): void {
     const rt = this.graph.nodes.get(nodeId);
     if (rt?.kind !== "source") throw new Error(`node ${nodeId} is not a source`);
-    if (rt.op.ended) throw new Error(`source ${describeNode(rt.node)} already ended`);
+    if (rt.task.op.ended) throw new Error(`source ${describeNode(rt.node)} already ended`);
     try {
-      rt.recordsRead += rt.op.process(result, (m) => this.graph.forward(nodeId, m));
+      rt.task.op.process(result, rt.emit);
     } catch (e) {
       throw nodeFailure(rt.node, e);
     }
@@ -184,7 +207,7 @@ export class Job {
    * poll gave, or null when every source has ended.
    */
   async step(): Promise<PollResult["kind"] | null> {
-    const live = this.graph.sources().filter((s) => !s.op.ended);
+    const live = this.graph.sources().filter((s) => !s.task.op.ended);
     if (live.length === 0) return null;
     // Round robin by node id, from the cursor: the order a checkpoint records and a restore
     // continues, so a restored run interleaves its sources as the uninterrupted one does.
@@ -192,7 +215,7 @@ export class Job {
     this.pollCursor = rt.node.id + 1;
     let result: PollResult;
     try {
-      result = await rt.reader.poll(this.options.pollBatchSize ?? 1024);
+      result = await rt.task.reader.poll(this.options.pollBatchSize ?? 1024);
     } catch (e) {
       throw nodeFailure(rt.node, e);
     }
@@ -210,9 +233,9 @@ export class Job {
     if (!force && now - this.lastTick < TICK_MS) return;
     this.lastTick = now;
     for (const s of this.graph.sources()) {
-      if (s.op.ended) continue;
+      if (s.task.op.ended) continue;
       try {
-        s.op.pollWatermark((m) => this.graph.forward(s.node.id, m));
+        s.task.op.pollWatermark(s.emit);
       } catch (e) {
         throw nodeFailure(s.node, e);
       }
@@ -224,13 +247,12 @@ export class Job {
   async flushSinks(all = false): Promise<void> {
     const now = this.now();
     for (const s of this.graph.sinks()) {
+      const n = s.task.batchesSinceFlush;
       const due =
-        all ||
-        s.batchesSinceFlush >= FLUSH_EVERY_BATCHES ||
-        (s.batchesSinceFlush > 0 && now - this.lastFlush >= this.flushIntervals.get(s)!);
-      if (!due) continue;
-      await this.sinkCall(s, () => s.writer.flush());
-      s.batchesSinceFlush = 0;
+        all || n >= FLUSH_EVERY_BATCHES || (n > 0 && now - this.lastFlush >= this.flushIntervals.get(s)!);
+      // A sink busy with a pre-commit flushes on a later turn (the final flush waits for it).
+      if (!due || (!all && s.task.busy)) continue;
+      await this.sinkCall(s, () => s.task.flush());
     }
     if (all || now - this.lastFlush >= DEFAULT_FLUSH_INTERVAL_MS) this.lastFlush = now;
   }
@@ -241,57 +263,153 @@ export class Job {
    * flushes and pre-commits the sinks. Call only between pushes.
    */
   async checkpoint(id = this.nextCheckpointId): Promise<JobCheckpoint> {
-    if (this.pending !== null) throw new Error(`checkpoint ${this.pending.id} is still in progress`);
+    if (this.inflight !== null) throw new Error(`checkpoint ${this.inflight.id} is still in progress`);
+    const p = this.trigger(id);
+    this.inflight = null;
+    for (const [rt, ack] of p.acks) p.received.set(rt, await ack);
+    return this.manifest(p);
+  }
+
+  /**
+   * Starts checkpoint `id`: every source records its position, then sends the barrier (the DAG
+   * is quiescent, so the barriers of all sources form one cut); tasks whose inputs all ended saw
+   * no barrier and are snapshotted directly. Synchronous tasks acknowledge at once; the others
+   * (sinks flushing and pre-committing) acknowledge when their promise resolves.
+   */
+  private trigger(id: number): PendingCheckpoint {
     this.nextCheckpointId = id + 1;
-    const pending: PendingCheckpoint = { id, operators: {}, sinks: new Set() };
-    const sources: Record<string, SourceCheckpoint> = {};
-    this.pending = pending;
+    const p: PendingCheckpoint = {
+      id,
+      startedAt: this.now(),
+      acks: new Map(),
+      received: new Map(),
+      failure: null,
+    };
+    this.pending = p;
     try {
-      for (const s of this.graph.sources()) {
-        sources[s.node.id] = {
-          position: s.reader.position(),
-          watermarks: s.op.snapshotWatermarks(),
-          ended: s.op.ended,
-        };
-      }
-      for (const s of this.graph.sources()) {
-        if (!s.op.ended) this.graph.forward(s.node.id, Message.barrier(id));
-      }
-      // Operators whose inputs all ended saw no barrier; they are quiescent, so snapshot them now.
-      for (const rt of this.graph.operators()) {
-        if (pending.operators[rt.node.id] === undefined) this.onOperatorCheckpoint(rt, id);
-      }
+      for (const s of this.graph.sources()) s.driver.injectBarrier(id);
+      for (const rt of this.graph.tasks) if (!p.acks.has(rt)) rt.driver.acknowledge(id);
     } finally {
       this.pending = null;
     }
+    for (const [rt, ack] of p.acks) {
+      if (!(ack instanceof Promise)) p.received.set(rt, ack);
+      else
+        ack.then(
+          (a) => p.received.set(rt, a),
+          (error) => {
+            p.failure ??= { error };
+          },
+        );
+    }
+    this.inflight = p;
+    return p;
+  }
+
+  /**
+   * One turn of the checkpoint coordinator: triggers a checkpoint when the interval since the
+   * last trigger and the min-pause since the last one ended have passed, and waits for every
+   * task's acknowledgement — as a Flink sink's pre-commit holds its task — for at most the
+   * timeout. Complete: the manifest is stored by `onCheckpoint`, then every task is told (sinks
+   * commit). Not acknowledged in time: the checkpoint is aborted, every task is told (a sink
+   * abandons the pre-commit), and the job goes on. A task that fails to snapshot fails the job.
+   */
+  private async coordinate(state: CoordinatorState): Promise<void> {
+    const cfg = this.checkpointConfig;
+    const opts = this.options.checkpoint;
+    const interval = opts?.intervalMs ?? 0;
+    if (interval <= 0 || this.finished) return;
+    const now = this.now();
+    if (now - state.lastTrigger < interval) return;
+    if (now - state.lastEnd < (opts?.minPauseMs ?? cfg.minPauseMs)) return;
+    state.lastTrigger = now;
+    const p = this.trigger(this.nextCheckpointId);
+    const timeoutMs = opts?.timeoutMs ?? cfg.timeoutMs;
+    const acked = await acknowledgedWithin(p, timeoutMs);
+    this.inflight = null;
+    if (p.failure !== null) throw p.failure.error;
+    if (acked) {
+      const cp = this.manifest(p);
+      await opts?.onCheckpoint?.(cp);
+      await this.commit(cp);
+      state.completed++;
+      state.lastCheckpoint = cp;
+      state.lastEnd = this.now();
+      this.jobMetrics.counter("numberOfCompletedCheckpoints").inc();
+      this.jobMetrics.histogram("checkpointDurationMs").update(state.lastEnd - p.startedAt);
+      return;
+    }
+    const missing = [...p.acks.keys()].filter((rt) => !p.received.has(rt)).map((rt) => describeNode(rt.node));
+    const reason = `not acknowledged within ${timeoutMs} ms by ${missing.join(", ")}`;
+    for (const rt of this.graph.tasks) rt.driver.notifyAborted(p.id);
+    state.aborted++;
+    state.lastEnd = this.now();
+    this.jobMetrics.counter("numberOfFailedCheckpoints").inc();
+    opts?.onAborted?.(p.id, reason);
+  }
+
+  /** The checkpoint of `id` from every task's acknowledgement. */
+  private manifest(p: PendingCheckpoint): JobCheckpoint {
+    const { id, received: acks } = p;
+    const sources: Record<string, SourceCheckpoint> = {};
+    const operators: Record<string, OperatorCheckpoint> = {};
     const sinks: Record<string, SinkCheckpoint> = {};
-    for (const s of this.graph.sinks()) {
-      await this.sinkCall(s, () => s.writer.flush());
-      s.batchesSinceFlush = 0;
-      const preCommitted = s.writer.preCommit ? await this.sinkCall(s, () => s.writer.preCommit!(id)) : null;
-      sinks[s.node.id] = { preCommitted };
+    for (const rt of this.graph.tasks) {
+      const ack = acks.get(rt)!;
+      if (rt.kind === "source") {
+        const own = ack.own as unknown as SourceOwnState;
+        sources[this.uid(rt)] = { position: own.position, watermarks: own.watermarks, ended: own.ended };
+      } else if (rt.kind === "sink") {
+        sinks[this.uid(rt)] = { preCommitted: (ack.own as unknown as SinkOwnState).preCommitted };
+      } else {
+        operators[this.uid(rt)] = {
+          state: ack.state,
+          watermark: encodeJson(ack.watermark),
+          forwarded: encodeJson(ack.forwarded),
+        };
+      }
     }
     return {
       version: JOB_CHECKPOINT_VERSION,
+      jobId: this.jobId,
       checkpointId: id,
+      timestamp: p.startedAt,
       planFingerprint: planFingerprint(this.dag),
+      layout: this.layout,
       dagVersion: this.dag.version,
       stateVersion: STATE_SNAPSHOT_VERSION,
       sources,
-      operators: pending.operators,
+      operators,
       sinks,
       metrics: this.metrics(),
       pollCursor: this.pollCursor,
     };
   }
 
-  /** The checkpoint is durable: sinks make its pre-committed writes visible. */
+  /**
+   * The checkpoint is complete and durable: every task is told, and sinks make its pre-committed
+   * writes visible (commits must be idempotent: a restore re-commits its checkpoint).
+   */
   async commit(cp: JobCheckpoint): Promise<void> {
-    for (const s of this.graph.sinks()) {
-      if (!s.writer.commit) continue;
-      const pre = cp.sinks[s.node.id]?.preCommitted ?? null;
-      await this.sinkCall(s, () => s.writer.commit!(cp.checkpointId, pre));
+    for (const rt of this.graph.tasks) {
+      let own: Json = null;
+      if (rt.kind === "sink") {
+        const sinkOwn: SinkOwnState = { preCommitted: cp.sinks[this.uid(rt)]?.preCommitted ?? null };
+        own = sinkOwn as unknown as Json;
+      }
+      await rt.driver.notifyComplete(cp.checkpointId, own);
     }
+  }
+
+  /**
+   * Every task's metric group (`<kind>-<node>.numRecordsIn`, `.numRecordsOut`,
+   * `.numLateRecordsDropped`, `.currentWatermark`) and the job's (`job.numberOfCompletedCheckpoints`,
+   * `job.numberOfFailedCheckpoints`, `job.checkpointDurationMs`), by full name.
+   */
+  metricValues(): ReturnType<TaskMetricGroup["values"]> {
+    const out = { ...this.jobMetrics.values() };
+    for (const rt of this.graph.tasks) Object.assign(out, rt.driver.metricGroup.values());
+    return out;
   }
 
   /** Cumulative metrics (restored counts included). */
@@ -303,10 +421,10 @@ export class Job {
       sources[s.node.id] = {
         table: s.node.table,
         connector: s.node.connector,
-        recordsRead: s.recordsRead,
-        watermark: s.op.watermark,
-        counters: Object.fromEntries(s.counters),
-        ...(s.reader.lag ? { lag: s.reader.lag() } : {}),
+        recordsRead: s.driver.metrics.recordsOut,
+        watermark: s.task.op.watermark,
+        counters: Object.fromEntries(s.task.counters),
+        ...(s.task.reader.lag ? { lag: s.task.reader.lag() } : {}),
       };
     }
     for (const rt of this.graph.operators())
@@ -315,8 +433,8 @@ export class Job {
       sinks[s.node.id] = {
         table: s.node.table,
         connector: s.node.connector,
-        recordsWritten: s.recordsWritten,
-        counters: Object.fromEntries(s.counters),
+        recordsWritten: s.driver.metrics.recordsIn,
+        counters: Object.fromEntries(s.task.counters),
       };
     }
     return { durationMs: this.now() - this.startedAt, sources, operators, sinks };
@@ -328,12 +446,16 @@ export class Job {
    * Ends when every sink saw `end`, or stops cleanly on `maxRuntimeMs` / `signal`.
    */
   async run(): Promise<JobResult> {
-    const { checkpoint, maxRuntimeMs, signal, onProgress } = this.options;
-    const interval = checkpoint?.intervalMs ?? 0;
-    let lastCheckpointAt = this.now();
-    let lastProgress = this.now();
-    let completed = 0;
-    let lastCheckpoint: JobCheckpoint | null = null;
+    const { maxRuntimeMs, signal, onProgress } = this.options;
+    const start = this.now();
+    const cs: CoordinatorState = {
+      lastTrigger: start,
+      lastEnd: start - this.checkpointConfig.minPauseMs,
+      completed: 0,
+      aborted: 0,
+      lastCheckpoint: null,
+    };
+    let lastProgress = start;
     let reason: JobResult["reason"] = "end";
     let idleRound = 0;
     let idleWait = Number.POSITIVE_INFINITY;
@@ -357,19 +479,13 @@ export class Job {
       }
       this.tick();
       await this.flushSinks();
+      await this.coordinate(cs);
       const now = this.now();
-      if (interval > 0 && now - lastCheckpointAt >= interval) {
-        lastCheckpoint = await this.checkpoint();
-        await checkpoint?.onCheckpoint?.(lastCheckpoint);
-        await this.commit(lastCheckpoint);
-        completed++;
-        lastCheckpointAt = this.now();
-      }
       if (onProgress && now - lastProgress >= PROGRESS_MS) {
         lastProgress = now;
         onProgress(this.metrics());
       }
-      const live = this.graph.sources().filter((s) => !s.op.ended).length;
+      const live = this.graph.sources().filter((s) => !s.task.op.ended).length;
       if (idleRound >= live && live > 0 && Number.isFinite(idleWait)) {
         await sleep(idleWait, signal);
         idleRound = 0;
@@ -377,7 +493,13 @@ export class Job {
       }
     }
     await this.flushSinks(true);
-    return { reason, metrics: this.metrics(), checkpoints: completed, lastCheckpoint };
+    return {
+      reason,
+      metrics: this.metrics(),
+      checkpoints: cs.completed,
+      abortedCheckpoints: cs.aborted,
+      lastCheckpoint: cs.lastCheckpoint,
+    };
   }
 
   /** Closes operators, readers and writers (each once, all of them even if one fails). */
@@ -392,66 +514,64 @@ export class Job {
         first ??= e;
       }
     };
-    for (const rt of this.graph.operators()) await attempt(() => rt.driver.op.close?.());
-    for (const s of this.graph.sources()) await attempt(() => s.reader.close());
-    for (const s of this.graph.sinks()) await attempt(() => s.writer.close());
+    for (const rt of this.graph.operators()) await attempt(() => rt.driver.task.close?.());
+    for (const s of this.graph.sources()) await attempt(() => s.task.close());
+    for (const s of this.graph.sinks()) await attempt(() => s.task.close());
     if (first !== null) throw first;
   }
 
-  private onOperatorCheckpoint(rt: OperatorRuntime, id: number): void {
-    const p = this.pending;
-    if (p === null || p.id !== id) return;
-    p.operators[rt.node.id] = {
-      state: rt.driver.snapshot(),
-      watermark: encodeJson(rt.driver.watermark),
-      forwarded: encodeJson(rt.driver.forwarded),
-    };
+  /** The stable id of a task: what its checkpoint entries are keyed by. */
+  private uid(rt: NodeRuntime): string {
+    return this.uids.get(rt.node.id)!;
   }
 
+  /**
+   * Loads `cp` (checked by `checkRestorable` already) by task uid: reader positions, watermark
+   * trackers, operator state and watermarks, cumulative metrics (keyed by the node ids of the
+   * plan that took it). A stateless operator the checkpoint does not have starts empty.
+   */
   private async restore(cp: JobCheckpoint): Promise<void> {
     this.nextCheckpointId = cp.checkpointId + 1;
     this.pollCursor = cp.pollCursor ?? 0;
+    const missing = (rt: NodeRuntime): Error =>
+      new Error(`cannot restore: checkpoint ${cp.checkpointId} has no state for ${describeNode(rt.node)}`);
+    const oldNode = (rt: NodeRuntime): number | undefined => cp.layout[this.uid(rt)]?.node;
     for (const s of this.graph.sources()) {
-      const sc = cp.sources[s.node.id];
-      if (sc === undefined)
-        throw new Error(
-          `cannot restore: checkpoint ${cp.checkpointId} has no state for ${describeNode(s.node)}`,
-        );
-      await this.sourceCall(s, () => s.reader.restore(sc.position));
-      s.op.restoreWatermarks(sc.watermarks);
-      const m = cp.metrics.sources[s.node.id];
+      const sc = cp.sources[this.uid(s)];
+      if (sc === undefined) throw missing(s);
+      const own: SourceOwnState = { position: sc.position, watermarks: sc.watermarks, ended: sc.ended };
+      await this.sourceCall(s, () => s.task.restore(own as unknown as Json));
+      const m = cp.metrics.sources[oldNode(s) ?? -1];
       if (m) {
-        s.recordsRead = m.recordsRead;
+        s.driver.restoreMetrics({ recordsIn: 0, recordsOut: m.recordsRead, lateRecordsDropped: 0 });
         // Counters are cumulative: what this run counted so far (e.g. in a restore) adds to them.
-        for (const [k, v] of Object.entries(m.counters)) s.counters.set(k, (s.counters.get(k) ?? 0) + v);
+        const c = s.task.counters;
+        for (const [k, v] of Object.entries(m.counters)) c.set(k, (c.get(k) ?? 0) + v);
       }
     }
     for (const rt of this.graph.operators()) {
-      const oc = cp.operators[rt.node.id];
-      if (oc === undefined)
-        throw new Error(
-          `cannot restore: checkpoint ${cp.checkpointId} has no state for ${describeNode(rt.node)}`,
-        );
-      rt.driver.restore(oc.state, decodeJson(oc.watermark) as number, decodeJson(oc.forwarded) as number);
-      const m = cp.metrics.operators[rt.node.id];
-      if (m) {
-        rt.driver.metrics.recordsIn = m.recordsIn;
-        rt.driver.metrics.recordsOut = m.recordsOut;
-        rt.driver.metrics.lateRecordsDropped = m.lateRecordsDropped;
+      const oc = cp.operators[this.uid(rt)];
+      if (oc === undefined) {
+        if (operatorStateInfo(rt.node.kind).stateless) continue;
+        throw missing(rt);
       }
+      rt.driver.restoreSync(oc.state, decodeJson(oc.watermark) as number, decodeJson(oc.forwarded) as number);
+      const m = cp.metrics.operators[oldNode(rt) ?? -1];
+      if (m) rt.driver.restoreMetrics(m);
     }
     for (const s of this.graph.sinks()) {
-      const m = cp.metrics.sinks[s.node.id];
+      const m = cp.metrics.sinks[oldNode(s) ?? -1];
       if (m) {
-        s.recordsWritten = m.recordsWritten;
+        s.driver.restoreMetrics({ recordsIn: m.recordsWritten, recordsOut: 0, lateRecordsDropped: 0 });
         // Counters are cumulative: what this run counted so far (e.g. in a restore) adds to them.
-        for (const [k, v] of Object.entries(m.counters)) s.counters.set(k, (s.counters.get(k) ?? 0) + v);
+        const c = s.task.counters;
+        for (const [k, v] of Object.entries(m.counters)) c.set(k, (c.get(k) ?? 0) + v);
       }
     }
     // A source that had ended before the checkpoint ends again now, without taking a poll's
     // turn: downstream operators learn it, and the round robin matches the first run's.
     for (const s of this.graph.sources()) {
-      if (cp.sources[s.node.id]?.ended && !s.op.ended) this.pushSource(s.node.id, { kind: "end" });
+      if (cp.sources[this.uid(s)]?.ended && !s.task.op.ended) this.pushSource(s.node.id, { kind: "end" });
     }
     // The restored checkpoint was complete: re-commit (idempotently) what its sinks pre-committed.
     await this.commit(cp);
@@ -474,6 +594,16 @@ export class Job {
   }
 }
 
+/** The checkpoint coordinator's bookkeeping over one `run`. */
+interface CoordinatorState {
+  lastTrigger: number;
+  /** When the last checkpoint completed or was aborted (min-pause counts from here). */
+  lastEnd: number;
+  completed: number;
+  aborted: number;
+  lastCheckpoint: JobCheckpoint | null;
+}
+
 /** Builds, runs and closes a job. Errors carry the failing node (see {@link JobError}). */
 export async function runJob(dag: PhysicalDag, options: JobOptions): Promise<JobResult> {
   const job = new Job(dag, options);
@@ -488,6 +618,29 @@ export async function runJob(dag: PhysicalDag, options: JobOptions): Promise<Job
   }
   await job.close();
   return result;
+}
+
+/**
+ * Whether every task acknowledged `p` within `timeoutMs` (real time: a hung acknowledgement
+ * advances no job clock). Resolves early when a task fails to acknowledge.
+ */
+function acknowledgedWithin(p: PendingCheckpoint, timeoutMs: number): Promise<boolean> {
+  const waiting = [...p.acks.values()].filter((a): a is Promise<TaskAck> => a instanceof Promise);
+  if (waiting.length === 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    Promise.all(waiting).then(
+      () => {
+        clearTimeout(timer);
+        // The received map is filled by the same promises' handlers, registered earlier.
+        resolve(true);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(false);
+      },
+    );
+  });
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -66,4 +66,4 @@ export class CalcOperator implements Operator {
   }
 }
 
-registerOperator("calc", (node) => new CalcOperator(node));
+registerOperator("calc", (node) => new CalcOperator(node), { stateless: true });

@@ -46,4 +46,4 @@ export class ExpandOperator implements Operator {
   }
 }
 
-registerOperator("expand", (node) => new ExpandOperator(node));
+registerOperator("expand", (node) => new ExpandOperator(node), { stateless: true });

@@ -2,9 +2,8 @@ import type { IntervalJoinNode } from "@weir/planner";
 import { type ChangeBatch, ChangeBatchBuilder, Op, type Row } from "../changelog.js";
 import type { Operator, OperatorContext } from "../operator.js";
 import type { TimeIndexedState } from "../state/api.js";
-import { lowerBound } from "../state/time-buckets.js";
 import { registerOperator } from "./registry.js";
-import { compileResidual, concat, joinKey, padRow, StoredWatermark } from "./time-support.js";
+import { compileResidual, concat, joinKey, padRow } from "./time-support.js";
 
 /** A buffered row and whether it has joined with at least one row of the other side (0/1). */
 type Entry = [row: Row, matched: number];
@@ -30,7 +29,6 @@ type Entry = [row: Row, matched: number];
 export class IntervalJoinOperator implements Operator {
   private ctx!: OperatorContext;
   private sides!: [TimeIndexedState<Entry[]>, TimeIndexedState<Entry[]>];
-  private watermark!: StoredWatermark;
   private condition: ((row: Row) => boolean) | null = null;
   private readonly outer: [boolean, boolean];
   private readonly width: number;
@@ -51,7 +49,6 @@ export class IntervalJoinOperator implements Operator {
   open(ctx: OperatorContext): void {
     this.ctx = ctx;
     this.sides = [ctx.state.timeIndexed<Entry[]>("left"), ctx.state.timeIndexed<Entry[]>("right")];
-    this.watermark = new StoredWatermark(ctx.state.value<number>("watermark"));
     this.condition = compileResidual(this.node.condition, ctx.evalContext);
   }
 
@@ -59,7 +56,7 @@ export class IntervalJoinOperator implements Operator {
     const side = input === 0 ? 0 : 1;
     const out = new ChangeBatchBuilder();
     const { ops, rows, length } = batch;
-    const wm = this.watermark.get();
+    const wm = this.ctx.watermark;
     for (let i = 0; i < length; i++) {
       if (ops[i] !== Op.INSERT) {
         throw new Error(
@@ -84,10 +81,8 @@ export class IntervalJoinOperator implements Operator {
     const other = this.sides[side === 0 ? 1 : 0];
     const from = side === 0 ? time - n.upperBound : time + n.lowerBound;
     const to = side === 0 ? time - n.lowerBound : time + n.upperBound;
-    const times = other.timestamps();
     let matched = 0;
-    for (let i = lowerBound(times, from); i < times.length && times[i] <= to; i++) {
-      const ts = times[i];
+    for (const ts of other.timestamps(from, to)) {
       const list = other.get(ts, key);
       if (list === undefined) continue;
       let dirty = false;
@@ -122,7 +117,6 @@ export class IntervalJoinOperator implements Operator {
     const n = this.node;
     this.expire(0, watermark + n.lowerBound, out);
     this.expire(1, watermark - n.upperBound, out);
-    this.watermark.set(watermark);
     this.flush(out);
     return watermark - this.delay;
   }

@@ -84,12 +84,11 @@ export class JoinOperator implements Operator {
     if (sign < 0 && entry === undefined) return;
     const otherSide = side === 0 ? 1 : 0;
     const other = this.sides[otherSide];
-    const others = other.getAll(key);
     let matched = 0;
-    if (others !== undefined) {
+    {
       // Collect first: writing back into the other side's map while iterating it is not allowed.
       const hits: [string, Entry][] = [];
-      for (const e of others) if (this.matches(side, row, e[1][0])) hits.push(e);
+      for (const e of other.entries(key)) if (this.matches(side, row, e[1][0])) hits.push(e);
       for (const [ork, oe] of hits) {
         matched += oe[1];
         const [o, n, m] = oe;

@@ -6,7 +6,7 @@ import type { ListState, TimeIndexedState, ValueState } from "../state/api.js";
 import { type KeyCodec, keyCodec, type StateKey } from "../state/keys.js";
 import { inputKeyTypes } from "./common.js";
 import { registerOperator } from "./registry.js";
-import { bindAggregates, StoredWatermark } from "./time-support.js";
+import { bindAggregates } from "./time-support.js";
 
 /**
  * OVER aggregation ordered by rowtime: `agg(...) OVER (PARTITION BY keys ORDER BY rowtime frame)`.
@@ -28,7 +28,6 @@ export class OverAggregateOperator implements Operator {
   private pending!: TimeIndexedState<Row[]>;
   private accs!: ValueState<GroupAcc>;
   private frames!: ListState<Row>;
-  private watermark!: StoredWatermark;
 
   constructor(private readonly node: OverAggregateNode) {}
 
@@ -40,13 +39,12 @@ export class OverAggregateOperator implements Operator {
     this.pending = ctx.state.timeIndexed<Row[]>("pending");
     this.accs = ctx.state.value<GroupAcc>("accumulators");
     this.frames = ctx.state.list<Row>("frames");
-    this.watermark = new StoredWatermark(ctx.state.value<number>("watermark"));
   }
 
   processBatch(_input: number, batch: ChangeBatch): void {
     const { ops, rows, length } = batch;
     const tc = this.node.timeColumn;
-    const wm = this.watermark.get();
+    const wm = this.ctx.watermark;
     for (let i = 0; i < length; i++) {
       if (ops[i] !== Op.INSERT) {
         throw new Error(
@@ -57,7 +55,7 @@ export class OverAggregateOperator implements Operator {
       const ts = row[tc] as number | null;
       if (ts === null || ts === undefined) continue;
       if (ts <= wm) {
-        this.ctx.metrics.lateRecordsDropped++;
+        this.ctx.late(row, "behind-watermark");
         continue;
       }
       const key = this.codec.encode(row);
@@ -78,7 +76,6 @@ export class OverAggregateOperator implements Operator {
         else this.processRange(key, ts, rows, out);
       }
     });
-    this.watermark.set(watermark);
     if (out.length > 0) {
       this.ctx.emit(out.finish());
     }

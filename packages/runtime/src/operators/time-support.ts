@@ -6,12 +6,11 @@ import type { Row } from "../changelog.js";
 import { compilePredicate } from "../expr/compile.js";
 import type { EvalContext } from "../expr/context.js";
 import { getZone, instantToLocal, localToInstant } from "../expr/timezone.js";
-import type { ValueState } from "../state/api.js";
 import { encodeKeyValues, type StateKey } from "../state/keys.js";
 
 /**
  * Helpers shared by the time-based operators and joins: join-key encoding, aggregate bindings,
- * sort comparators, the persisted watermark, and duration parsing.
+ * sort comparators and window clocks.
  */
 
 /**
@@ -105,22 +104,6 @@ export function rowComparator(keys: readonly SortKey[]): (a: Row, b: Row) => num
 /** A residual condition over the concatenated row, or null when there is none. */
 export function compileResidual(expr: Expr | null, ctx: EvalContext): ((row: Row) => boolean) | null {
   return expr === null ? null : compilePredicate(expr, ctx);
-}
-
-/**
- * The operator's current watermark, kept in state so that a restored operator knows which
- * windows already fired. −∞ before the first watermark.
- */
-export class StoredWatermark {
-  constructor(private readonly state: ValueState<number>) {}
-
-  get(): number {
-    return this.state.get(0) ?? Number.NEGATIVE_INFINITY;
-  }
-
-  set(watermark: number): void {
-    this.state.put(0, watermark);
-  }
 }
 
 /**

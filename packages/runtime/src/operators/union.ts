@@ -22,4 +22,4 @@ export class UnionOperator implements Operator {
   }
 }
 
-registerOperator("union", (node) => new UnionOperator(node));
+registerOperator("union", (node) => new UnionOperator(node), { stateless: true });

@@ -117,4 +117,4 @@ export class UnnestOperator implements Operator {
   }
 }
 
-registerOperator("unnest", (node) => new UnnestOperator(node));
+registerOperator("unnest", (node) => new UnnestOperator(node), { stateless: true });

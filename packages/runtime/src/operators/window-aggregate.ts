@@ -2,7 +2,7 @@ import type { WindowAggregateNode, WindowSpec } from "@weir/planner";
 import type { GroupAcc, GroupAggregates } from "../aggregates/group.js";
 import { type ChangeBatch, ChangeBatchBuilder, Op, opSign, type Row } from "../changelog.js";
 import type { Operator, OperatorContext } from "../operator.js";
-import type { TimeIndexedState } from "../state/api.js";
+import type { TimeIndexedState, ValueState } from "../state/api.js";
 import { type KeyCodec, keyCodec, type StateKey } from "../state/keys.js";
 import {
   cumulativeAssigner,
@@ -13,13 +13,7 @@ import {
 } from "../windows/slices.js";
 import { registerOperator } from "./registry.js";
 import { SessionStore } from "./session-store.js";
-import {
-  bindAggregates,
-  inputTypesFromOutput,
-  StoredWatermark,
-  type WindowClock,
-  windowClock,
-} from "./time-support.js";
+import { bindAggregates, inputTypesFromOutput, type WindowClock, windowClock } from "./time-support.js";
 
 /** The slice assigner of an aligned window (TUMBLE, HOP, CUMULATE); null for SESSION. */
 export function sliceAssignerOf(window: WindowSpec): SliceAssigner | null {
@@ -54,7 +48,7 @@ export function sliceAssignerOf(window: WindowSpec): SliceAssigner | null {
  *
  * Processing-time windows (`timeKind: "proctime"`) fire from {@link onProcessingTime} when the
  * clock reaches window_end − 1, and all at once at the end of input (the +∞ watermark); other
- * watermarks pass through. State `watermark` then holds the processing time windows have fired
+ * watermarks pass through. State `fired-up-to` then holds the processing time windows have fired
  * up to, and a row whose PROCTIME() is at or before it counts as of just after it (the earliest
  * open window), so no row is late.
  */
@@ -65,7 +59,8 @@ export class WindowAggregateOperator implements Operator {
   private assigner: SliceAssigner | null = null;
   private slices: TimeIndexedState<GroupAcc> | null = null;
   private sessions: SessionStore<GroupAcc> | null = null;
-  private watermark!: StoredWatermark;
+  /** Processing-time windows: the processing time windows have fired up to (state `fired-up-to`). */
+  private firedUpTo: ValueState<number> | null = null;
   private clock!: WindowClock;
   private proctime = false;
 
@@ -81,7 +76,7 @@ export class WindowAggregateOperator implements Operator {
     this.proctime = n.timeKind === "proctime";
     this.aggs = bindAggregates(n.aggregates, this.retractable);
     this.codec = keyCodec(n.groupKeys, inputTypesFromOutput(n.groupKeys, n.schema));
-    this.watermark = new StoredWatermark(ctx.state.value<number>("watermark"));
+    if (this.proctime) this.firedUpTo = ctx.state.value<number>("fired-up-to");
     const timeType = n.schema[n.schema.length - 1]!.type;
     this.clock = windowClock(timeType.kind === "TIMESTAMP_LTZ", ctx.evalContext.localTimeZone);
     this.assigner = sliceAssignerOf(n.window);
@@ -105,7 +100,7 @@ export class WindowAggregateOperator implements Operator {
     const { ops, rows, length } = batch;
     const tc = this.node.timeColumn;
     const toWall = this.clock.toWall;
-    const wm = toWall(this.watermark.get());
+    const wm = toWall(this.progress());
     // Processing time: the earliest time still open (so that no row is late).
     const earliest = this.proctime ? wm + 1 : Number.NEGATIVE_INFINITY;
     for (let i = 0; i < length; i++) {
@@ -124,7 +119,7 @@ export class WindowAggregateOperator implements Operator {
     const a = this.assigner!;
     const sliceEnd = a.sliceEnd(ts);
     if (isWindowFired(a.lastWindowEnd(sliceEnd), wm) || a.windowEndsOf(sliceEnd).length === 0) {
-      this.ctx.metrics.lateRecordsDropped++;
+      this.ctx.late(row, "window-fired");
       return;
     }
     const key = this.codec.encode(row);
@@ -139,7 +134,7 @@ export class WindowAggregateOperator implements Operator {
     const store = this.sessions!;
     const window = sign > 0 ? store.assign(key, ts, wm, () => this.aggs.create()) : store.find(key, ts);
     if (window === null || window === undefined) {
-      this.ctx.metrics.lateRecordsDropped++;
+      this.ctx.late(row, window === null ? "window-fired" : "session-fired");
       return;
     }
     const acc = store.get(key, window)!;
@@ -153,32 +148,36 @@ export class WindowAggregateOperator implements Operator {
   }
 
   onProcessingTime(now: number): void {
-    if (this.proctime && now > this.watermark.get()) this.fireUpTo(now);
+    if (this.proctime && now > this.progress()) this.fireUpTo(now);
+  }
+
+  /** The time windows fired up to: the watermark, or for processing-time windows the clock. */
+  private progress(): number {
+    if (this.firedUpTo === null) return this.ctx.watermark;
+    return this.firedUpTo.get(0) ?? Number.NEGATIVE_INFINITY;
   }
 
   /** Fires every window whose end − 1 is at most `time` (a watermark, or processing time). */
   private fireUpTo(time: number): void {
     const out = new ChangeBatchBuilder();
     const wall = this.clock.toWall(time);
-    if (this.slices !== null) this.fireSlices(wall, out);
+    if (this.slices !== null) this.fireSlices(wall, this.clock.toWall(this.progress()), out);
     else {
       this.sessions!.fire(wall, (key, w, acc) => this.emit(out, key, acc, w.start, w.end));
     }
-    this.watermark.set(time);
+    this.firedUpTo?.put(0, time);
     if (out.length > 0) {
       this.ctx.emit(out.finish());
     }
   }
 
-  private fireSlices(watermark: number, out: ChangeBatchBuilder): void {
+  private fireSlices(watermark: number, previous: number, out: ChangeBatchBuilder): void {
     const a = this.assigner!;
     const slices = this.slices!;
-    const previous = this.clock.toWall(this.watermark.get());
-    const sliceEnds = slices.timestamps();
-    if (sliceEnds.length === 0) return;
+    if (slices.minTimestamp() === undefined) return;
     // Window ends that fire now: (previous + 1, watermark + 1], among windows holding a slice.
     const ends = new Set<number>();
-    for (const s of sliceEnds) {
+    for (const s of slices.timestamps()) {
       if (a.firstWindowEnd(s) - 1 > watermark) break;
       for (const e of a.windowEndsOf(s)) {
         if (e - 1 > previous && e - 1 <= watermark) ends.add(e);
@@ -188,9 +187,7 @@ export class WindowAggregateOperator implements Operator {
     for (const end of sorted) {
       const merged = new Map<StateKey, GroupAcc>();
       for (const s of a.slicesOf(end)) {
-        const bucket = slices.bucket(s);
-        if (bucket === undefined) continue;
-        for (const [key, acc] of bucket) {
+        for (const [key, acc] of slices.entriesAt(s)) {
           let m = merged.get(key);
           if (m === undefined) {
             m = this.aggs.create();

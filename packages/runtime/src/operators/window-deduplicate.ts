@@ -6,7 +6,7 @@ import { type KeyCodec, keyCodec } from "../state/keys.js";
 import { isWindowFired } from "../windows/slices.js";
 import { inputKeyTypes } from "./common.js";
 import { registerOperator } from "./registry.js";
-import { StoredWatermark, type WindowClock, windowClock } from "./time-support.js";
+import { type WindowClock, windowClock } from "./time-support.js";
 
 /**
  * Window deduplication (`ROW_NUMBER() OVER (PARTITION BY window_start, window_end, keys ORDER BY
@@ -18,7 +18,6 @@ import { StoredWatermark, type WindowClock, windowClock } from "./time-support.j
 export class WindowDeduplicateOperator implements Operator {
   private ctx!: OperatorContext;
   private kept!: TimeIndexedState<Row>;
-  private watermark!: StoredWatermark;
   private clock!: WindowClock;
   private codec!: KeyCodec;
 
@@ -27,7 +26,6 @@ export class WindowDeduplicateOperator implements Operator {
   open(ctx: OperatorContext): void {
     this.ctx = ctx;
     this.kept = ctx.state.timeIndexed<Row>("windows");
-    this.watermark = new StoredWatermark(ctx.state.value<number>("watermark"));
     this.clock = windowClock(this.node.window.timeZoneAligned === true, ctx.evalContext.localTimeZone);
     const keys = this.node.keys;
     this.codec = keyCodec(keys, inputKeyTypes(keys, keys, this.node));
@@ -36,7 +34,7 @@ export class WindowDeduplicateOperator implements Operator {
   processBatch(_input: number, batch: ChangeBatch): void {
     const { ops, rows, length } = batch;
     const { window, timeColumn, keepLast } = this.node;
-    const wm = this.clock.toWall(this.watermark.get());
+    const wm = this.clock.toWall(this.ctx.watermark);
     for (let i = 0; i < length; i++) {
       if (ops[i] !== Op.INSERT) {
         throw new Error(
@@ -48,7 +46,7 @@ export class WindowDeduplicateOperator implements Operator {
       const time = row[timeColumn] as number | null;
       if (end === null || end === undefined || time === null || time === undefined) continue;
       if (isWindowFired(end, wm)) {
-        this.ctx.metrics.lateRecordsDropped++;
+        this.ctx.late(row, "window-fired");
         continue;
       }
       const key = this.codec.encode(row);
@@ -65,7 +63,6 @@ export class WindowDeduplicateOperator implements Operator {
     this.kept.expireUpTo(this.clock.toWall(watermark) + 1, (_end, rows) => {
       for (const row of rows.values()) out.push(Op.INSERT, row);
     });
-    this.watermark.set(watermark);
     if (out.length > 0) {
       this.ctx.emit(out.finish());
     }

@@ -6,15 +6,7 @@ import type { StateKey } from "../state/keys.js";
 import { isWindowFired } from "../windows/slices.js";
 import { rowsEqual } from "./common.js";
 import { registerOperator } from "./registry.js";
-import {
-  compileResidual,
-  concat,
-  joinKey,
-  padRow,
-  StoredWatermark,
-  type WindowClock,
-  windowClock,
-} from "./time-support.js";
+import { compileResidual, concat, joinKey, padRow, type WindowClock, windowClock } from "./time-support.js";
 
 type Buckets = ReadonlyMap<StateKey, Row[]>;
 const EMPTY: Buckets = new Map();
@@ -33,7 +25,6 @@ export class WindowJoinOperator implements Operator {
   private ctx!: OperatorContext;
   private keyed!: [TimeIndexedState<Row[]>, TimeIndexedState<Row[]>];
   private unkeyed!: [TimeIndexedState<Row[]>, TimeIndexedState<Row[]>];
-  private watermark!: StoredWatermark;
   private clock!: WindowClock;
   private condition: ((row: Row) => boolean) | null = null;
   private readonly outer: [boolean, boolean];
@@ -50,7 +41,6 @@ export class WindowJoinOperator implements Operator {
     const s = ctx.state;
     this.keyed = [s.timeIndexed<Row[]>("left"), s.timeIndexed<Row[]>("right")];
     this.unkeyed = [s.timeIndexed<Row[]>("left-null-keys"), s.timeIndexed<Row[]>("right-null-keys")];
-    this.watermark = new StoredWatermark(s.value<number>("watermark"));
     this.clock = windowClock(this.node.leftWindow.timeZoneAligned === true, ctx.evalContext.localTimeZone);
     this.condition = compileResidual(this.node.condition, ctx.evalContext);
   }
@@ -59,14 +49,14 @@ export class WindowJoinOperator implements Operator {
     const side = input === 0 ? 0 : 1;
     const endCol = side === 0 ? this.node.leftWindow.end : this.node.rightWindow.end;
     const keys = side === 0 ? this.node.leftKeys : this.node.rightKeys;
-    const wm = this.clock.toWall(this.watermark.get());
+    const wm = this.clock.toWall(this.ctx.watermark);
     const { ops, rows, length } = batch;
     for (let i = 0; i < length; i++) {
       const row = rows[i];
       const end = row[endCol] as number | null;
       if (end === null || end === undefined) continue;
       if (isWindowFired(end, wm)) {
-        this.ctx.metrics.lateRecordsDropped++;
+        this.ctx.late(row, "window-fired");
         continue;
       }
       const k = joinKey(row, keys);
@@ -104,7 +94,6 @@ export class WindowJoinOperator implements Operator {
       this.joinWindow(take(this.keyed[0]), take(this.keyed[1]), out);
       this.emitUnkeyed(take(this.unkeyed[0]), take(this.unkeyed[1]), out);
     }
-    this.watermark.set(watermark);
     if (out.length > 0) {
       this.ctx.emit(out.finish());
     }

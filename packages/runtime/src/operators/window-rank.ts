@@ -6,7 +6,7 @@ import { type KeyCodec, keyCodec } from "../state/keys.js";
 import { isWindowFired } from "../windows/slices.js";
 import { inputKeyTypes, rowsEqual } from "./common.js";
 import { registerOperator } from "./registry.js";
-import { rowComparator, StoredWatermark, type WindowClock, windowClock } from "./time-support.js";
+import { rowComparator, type WindowClock, windowClock } from "./time-support.js";
 
 /**
  * Window Top-N over the output of a window TVF or window aggregate: per window (by window_end) and
@@ -22,7 +22,6 @@ import { rowComparator, StoredWatermark, type WindowClock, windowClock } from ".
 export class WindowRankOperator implements Operator {
   private ctx!: OperatorContext;
   private buffers!: TimeIndexedState<Row[]>;
-  private watermark!: StoredWatermark;
   private clock!: WindowClock;
   private codec!: KeyCodec;
   private readonly compare: (a: Row, b: Row) => number;
@@ -37,7 +36,6 @@ export class WindowRankOperator implements Operator {
   open(ctx: OperatorContext): void {
     this.ctx = ctx;
     this.buffers = ctx.state.timeIndexed<Row[]>("windows");
-    this.watermark = new StoredWatermark(ctx.state.value<number>("watermark"));
     this.clock = windowClock(this.node.window.timeZoneAligned === true, ctx.evalContext.localTimeZone);
     const keys = this.node.partitionKeys;
     this.codec = keyCodec(keys, inputKeyTypes(keys, keys, this.node));
@@ -45,14 +43,14 @@ export class WindowRankOperator implements Operator {
 
   processBatch(_input: number, batch: ChangeBatch): void {
     const { ops, rows, length } = batch;
-    const wm = this.clock.toWall(this.watermark.get());
+    const wm = this.clock.toWall(this.ctx.watermark);
     const endCol = this.node.window.end;
     for (let i = 0; i < length; i++) {
       const row = rows[i];
       const end = row[endCol] as number | null;
       if (end === null || end === undefined) continue;
       if (isWindowFired(end, wm)) {
-        this.ctx.metrics.lateRecordsDropped++;
+        this.ctx.late(row, "window-fired");
         continue;
       }
       const key = this.codec.encode(row);
@@ -124,7 +122,6 @@ export class WindowRankOperator implements Operator {
         }
       }
     });
-    this.watermark.set(watermark);
     if (out.length > 0) {
       this.ctx.emit(out.finish());
     }

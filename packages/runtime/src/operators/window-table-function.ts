@@ -6,7 +6,7 @@ import type { SliceAssigner } from "../windows/slices.js";
 import { rowsEqual } from "./common.js";
 import { registerOperator } from "./registry.js";
 import { SessionStore } from "./session-store.js";
-import { StoredWatermark, type WindowClock, windowClock } from "./time-support.js";
+import { type WindowClock, windowClock } from "./time-support.js";
 import { sliceAssignerOf } from "./window-aggregate.js";
 
 /**
@@ -26,7 +26,6 @@ import { sliceAssignerOf } from "./window-aggregate.js";
  */
 export class WindowTableFunctionOperator implements Operator {
   private ctx!: OperatorContext;
-  private watermark!: StoredWatermark;
   private assigner: SliceAssigner | null = null;
   private sessions: SessionStore<Row[]> | null = null;
   private codec: KeyCodec | null = null;
@@ -36,7 +35,6 @@ export class WindowTableFunctionOperator implements Operator {
 
   open(ctx: OperatorContext): void {
     this.ctx = ctx;
-    this.watermark = new StoredWatermark(ctx.state.value<number>("watermark"));
     const timeType = this.node.schema[this.node.schema.length - 1]!.type;
     this.clock = windowClock(timeType.kind === "TIMESTAMP_LTZ", ctx.evalContext.localTimeZone);
     const w = this.node.window;
@@ -51,7 +49,7 @@ export class WindowTableFunctionOperator implements Operator {
     const { ops, rows, length } = batch;
     const tc = this.node.timeColumn;
     const toWall = this.clock.toWall;
-    const wm = toWall(this.watermark.get());
+    const wm = toWall(this.ctx.watermark);
     const out = new ChangeBatchBuilder();
     for (let i = 0; i < length; i++) {
       const row = rows[i];
@@ -78,7 +76,7 @@ export class WindowTableFunctionOperator implements Operator {
     if (sign > 0) {
       const w = store.assign(key, ts, wm, () => []);
       if (w === null) {
-        this.ctx.metrics.lateRecordsDropped++;
+        this.ctx.late(row, "window-fired");
         return;
       }
       const rows = store.get(key, w)!;
@@ -90,7 +88,7 @@ export class WindowTableFunctionOperator implements Operator {
     const rows = w === undefined ? undefined : store.get(key, w);
     const at = rows === undefined ? -1 : rows.findIndex((r) => rowsEqual(r, row));
     if (w === undefined || rows === undefined || at < 0) {
-      this.ctx.metrics.lateRecordsDropped++;
+      this.ctx.late(row, "session-fired");
       return;
     }
     rows.splice(at, 1);
@@ -105,7 +103,6 @@ export class WindowTableFunctionOperator implements Operator {
       });
       this.flush(out);
     }
-    this.watermark.set(watermark);
     return watermark;
   }
 

@@ -5,7 +5,8 @@ import type { StateKey } from "./keys.js";
  * The state API. Every piece of operator state lives in a named table declared on a
  * {@link StateBackend} when the operator opens (before a restore), so a checkpoint sees all of
  * it. Tables are keyed by an encoded {@link StateKey}; values are plain data (arrays, plain
- * objects, Maps, bigints, Uint8Arrays) that a snapshot can encode. Operators depend only on these
+ * objects, Maps, bigints, Uint8Arrays) that a snapshot can encode. Reads are point lookups and
+ * iterations (never a whole collection handed out), which a store that is not memory can serve. Operators depend only on these
  * interfaces: a durable backend or incremental checkpoints replace the in-memory one without
  * changing operator code.
  *
@@ -43,8 +44,8 @@ export interface MapState<UK, V> {
   get(key: StateKey, userKey: UK): V | undefined;
   put(key: StateKey, userKey: UK, value: V): void;
   delete(key: StateKey, userKey: UK): void;
-  /** The key's map (read-only view), or undefined when it is empty. */
-  getAll(key: StateKey): ReadonlyMap<UK, V> | undefined;
+  /** The key's entries, in insertion order (none when the key has no map). */
+  entries(key: StateKey): IterableIterator<[UK, V]>;
   clear(key: StateKey): void;
   keys(): IterableIterator<StateKey>;
 }
@@ -66,10 +67,13 @@ export interface TimeIndexedState<V> {
   get(timestamp: number, key: StateKey): V | undefined;
   put(timestamp: number, key: StateKey, value: V): void;
   delete(timestamp: number, key: StateKey): void;
-  /** The entries at one timestamp, in insertion order. */
-  bucket(timestamp: number): ReadonlyMap<StateKey, V> | undefined;
-  /** Timestamps that hold entries, ascending. */
-  timestamps(): readonly number[];
+  /** The entries at one timestamp, in insertion order (none when it holds no entries). */
+  entriesAt(timestamp: number): IterableIterator<[StateKey, V]>;
+  /**
+   * The timestamps in [`from`, `to`] that hold entries, ascending. Entries at a timestamp already
+   * passed may be written while iterating; adding a new timestamp invalidates the iteration.
+   */
+  timestamps(from?: number, to?: number): IterableIterator<number>;
   /** The smallest timestamp holding entries, or undefined. */
   minTimestamp(): number | undefined;
   /**

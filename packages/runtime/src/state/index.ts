@@ -1,4 +1,5 @@
 export * from "./api.js";
+export * from "./backends.js";
 export * from "./codec.js";
 export * from "./keys.js";
 export * from "./memory.js";

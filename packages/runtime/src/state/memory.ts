@@ -65,7 +65,10 @@ export class MemoryStateBackend implements StateBackend {
         if (m.size === 0) t.remove(key);
         else t.write(key, m);
       },
-      getAll: (key) => t.read(key),
+      entries: (key) => {
+        const m = t.read(key);
+        return m === undefined ? (EMPTY as ReadonlyMap<UK, V>).entries() : m.entries();
+      },
       clear: (key) => t.remove(key),
       keys: () => liveKeys(t),
     };
@@ -96,8 +99,8 @@ export class MemoryStateBackend implements StateBackend {
       get: (ts, key) => buckets.get(ts, key),
       put: (ts, key, value) => buckets.put(ts, key, value),
       delete: (ts, key) => void buckets.delete(ts, key),
-      bucket: (ts) => buckets.bucket(ts),
-      timestamps: () => buckets.timestamps(),
+      entriesAt: (ts) => (buckets.bucket(ts) ?? (EMPTY as ReadonlyMap<StateKey, V>)).entries(),
+      timestamps: (from, to) => buckets.range(from, to),
       minTimestamp: () => buckets.min(),
       expireUpTo: (upTo, onExpired) => {
         for (let ts = buckets.min(); ts !== undefined && ts <= upTo; ts = buckets.min()) {
@@ -171,6 +174,8 @@ export class MemoryStateBackend implements StateBackend {
     this.tables.set(name, table);
   }
 }
+
+const EMPTY: ReadonlyMap<unknown, unknown> = new Map();
 
 function* liveKeys(t: KeyedTable<unknown>): IterableIterator<StateKey> {
   for (const [k] of t.liveEntries()) yield k;

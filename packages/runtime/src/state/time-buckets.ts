@@ -30,6 +30,12 @@ export class TimeBuckets<V> {
     return this.order;
   }
 
+  /** The timestamps in [`from`, `to`] holding entries, ascending (a live view of the order). */
+  *range(from = Number.NEGATIVE_INFINITY, to = Number.POSITIVE_INFINITY): IterableIterator<number> {
+    const order = this.order;
+    for (let i = lowerBound(order, from); i < order.length && order[i] <= to; i++) yield order[i];
+  }
+
   min(): number | undefined {
     return this.order.length === 0 ? undefined : this.order[0];
   }

@@ -9,7 +9,7 @@ import {
   opSign,
   parseChangelog,
 } from "../changelog.js";
-import { OperatorDriver } from "../job/driver.js";
+import { TaskDriver } from "../job/driver.js";
 import type { Operator } from "../operator.js";
 import "../operators/index.js";
 import type { OperatorBuildInfo } from "../operators/registry.js";
@@ -29,7 +29,7 @@ export interface HarnessOptions {
 
 /**
  * Runs one operator the way the job does (watermark merging, barrier alignment, the final
- * watermark at the end of the inputs — the same {@link OperatorDriver}) and records what it
+ * watermark at the end of the inputs — the same {@link TaskDriver}) and records what it
  * emits. Changes are written in the changelog text form (`+I 1 a`, `-U 1 a`, `+U 1 b`).
  *
  * ```ts
@@ -41,7 +41,7 @@ export interface HarnessOptions {
 export class OperatorHarness {
   /** Processing time seen by the operator (`ctx.now()`, state TTL). */
   time: number;
-  private driver: OperatorDriver;
+  private driver: TaskDriver;
   private changes: [Op, Row][] = [];
   /** Watermarks the operator forwarded, in order. */
   readonly watermarks: number[] = [];
@@ -59,7 +59,7 @@ export class OperatorHarness {
     this.driver = this.build();
   }
 
-  get metrics(): OperatorDriver["metrics"] {
+  get metrics(): TaskDriver["metrics"] {
     return this.driver.metrics;
   }
 
@@ -134,25 +134,27 @@ export class OperatorHarness {
     const old = this.driver;
     const snapshot = JSON.parse(JSON.stringify(old.snapshot())) as StateSnapshot;
     const next = this.build();
-    next.restore(snapshot, old.watermark, old.forwarded);
-    Object.assign(next.metrics, old.metrics);
+    next.restoreSync(snapshot, old.watermark, old.forwarded);
+    next.restoreMetrics(old.metrics);
     this.driver = next;
     return this;
   }
 
-  private build(): OperatorDriver {
+  private build(): TaskDriver {
     const n = this.node.inputs.length;
     const info: OperatorBuildInfo = {
       inputModes: this.options.inputModes ?? new Array(n).fill({ kind: "retract" }),
     };
     const op = (this.options.factory ?? createOperator)(this.node, info);
-    let driver: OperatorDriver | null = null;
-    driver = new OperatorDriver(this.node, op, {
+    const driver = new TaskDriver(this.node, op, {
       settings: this.options.settings ?? {},
       now: () => this.time,
       output: (m) => this.onOutput(m),
-      onCheckpoint: (id) => this.snapshots.set(id, driver!.snapshot()),
+      onAck: (id, ack) => {
+        if (!(ack instanceof Promise)) this.snapshots.set(id, ack.state);
+      },
     });
+    driver.open();
     return driver;
   }
 

@@ -34,6 +34,13 @@ export class BarrierAligner {
   constructor(
     readonly inputCount: number,
     private readonly handler: AlignedHandler,
+    /**
+     * `'execution.checkpointing.mode'`: `EXACTLY_ONCE` (the default) holds back an input's
+     * messages after its barrier until the checkpoint aligned; `AT_LEAST_ONCE` processes them
+     * right away, so the snapshot (taken when the last barrier arrives) may include records
+     * after the cut, which a restore replays again.
+     */
+    private readonly aligned = true,
   ) {
     if (inputCount < 1) throw new Error("BarrierAligner needs at least one input");
     this.arrived = new Array(inputCount).fill(false);
@@ -57,7 +64,7 @@ export class BarrierAligner {
 
   receive(input: number, message: Message): void {
     if (input < 0 || input >= this.inputCount) throw new Error(`no input ${input}`);
-    if (this.pending !== null && this.arrived[input]) {
+    if (this.pending !== null && this.arrived[input] && (this.aligned || message.kind === "barrier")) {
       this.buffer.push([input, message]);
       return;
     }

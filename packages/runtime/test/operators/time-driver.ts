@@ -5,6 +5,7 @@ import { defaultEvalContext } from "../../src/expr/context.js";
 import type { Operator, OperatorContext, OperatorMetrics } from "../../src/operator.js";
 import type { StateSnapshot } from "../../src/state/api.js";
 import { MemoryStateBackend } from "../../src/state/memory.js";
+import { TaskMetricGroup } from "../../src/task.js";
 
 /**
  * A small driver for the time-based operator tests: pushes data and watermarks into one operator
@@ -42,7 +43,7 @@ export interface RunResult {
 }
 
 interface Running {
-  readonly op: Operator;
+  readonly op: Operator & { watermark(): number };
   readonly state: MemoryStateBackend;
   readonly metrics: OperatorMetrics;
   readonly out: [Op, Row][];
@@ -58,30 +59,55 @@ function start(
   metrics: OperatorMetrics,
   out: [Op, Row][],
   forwarded: number[],
-  restore?: StateSnapshot,
+  restore?: { readonly state: StateSnapshot; readonly watermark: number },
 ): Running {
   const state = new MemoryStateBackend({ clock: () => clock.now });
-  let watermark: number | null = null;
+  // The one copy of the operator's watermark, as the task driver keeps it (restored with the state).
+  const time = {
+    watermark: restore?.watermark ?? Number.NEGATIVE_INFINITY,
+    advancing: null as number | null,
+  };
+  const group = new TaskMetricGroup(`${node.kind}-${node.id}`);
   const ctx: OperatorContext = {
     node,
+    subtaskIndex: 0,
+    parallelism: 1,
     emit: (batch: ChangeBatch) => {
       for (const c of CB.toArray(batch)) out.push(c);
     },
     state,
-    metrics,
-    evalContext: defaultEvalContext({ currentWatermark: () => watermark, now: () => clock.now }),
+    timers: (name) => state.timers(name),
+    metrics: group,
+    late: () => {
+      metrics.lateRecordsDropped++;
+    },
+    get watermark() {
+      return time.watermark;
+    },
+    evalContext: defaultEvalContext({
+      currentWatermark: () => {
+        const w = time.advancing ?? time.watermark;
+        return Number.isFinite(w) ? w : null;
+      },
+      now: () => clock.now,
+    }),
     settings,
+    clock: () => clock.now,
     now: () => clock.now,
   };
   const op = make();
   op.open(ctx);
-  if (restore !== undefined) state.restore(restore);
-  const wrapped: Operator = {
+  if (restore !== undefined) state.restore(restore.state);
+  const wrapped: Operator & { watermark(): number } = {
     open: () => {},
+    watermark: () => time.watermark,
     processBatch: (i, b) => op.processBatch(i, b),
     onWatermark: (w) => {
-      watermark = w;
-      return op.onWatermark(w);
+      time.advancing = w;
+      const fwd = op.onWatermark(w);
+      time.advancing = null;
+      if (w > time.watermark) time.watermark = w;
+      return fwd;
     },
     onProcessingTime: (n) => op.onProcessingTime?.(n),
   };
@@ -156,7 +182,10 @@ export function runWithRestarts(
     const first = start(make, node, settings, clock, metrics, out, forwarded);
     for (let i = 0; i < k; i++) apply(first, steps[i]);
     const snap = JSON.parse(JSON.stringify(first.state.snapshot())) as StateSnapshot;
-    const second = start(make, node, settings, clock, metrics, out, forwarded, snap);
+    const second = start(make, node, settings, clock, metrics, out, forwarded, {
+      state: snap,
+      watermark: first.op.watermark(),
+    });
     for (let i = k; i < steps.length; i++) apply(second, steps[i]);
     expect(
       out.map(([op, row]) => formatChange(op, row)),

@@ -1,0 +1,207 @@
+import type { SinkNode, SourceNode } from "@weir/planner";
+import type { ChangeBatch } from "../changelog.js";
+import type { SinkWriter, SinkWriterContext, SourceReader } from "../connector.js";
+import type { Json } from "../state/codec.js";
+import type { Task, TaskContext } from "../task.js";
+import type { SourceOperator } from "./source-operator.js";
+
+/** What a source contributes to a checkpoint (`Task.onBarrier`). */
+export interface SourceOwnState {
+  /** The reader's position: the next record after the cut. */
+  readonly position: Json;
+  /** The watermark tracker's state, through the state JSON codec (watermarks may be ±∞). */
+  readonly watermarks: Json;
+  readonly ended: boolean;
+}
+
+/**
+ * A source as a {@link Task}: opens its reader, and at a barrier records the reader's position
+ * and the per-split watermark tracker. The rows themselves come from the job's poll loop through
+ * the {@link SourceOperator} (computed columns, per-split watermarks and idleness), which this
+ * task wraps unchanged; the source's watermark is kept in that tracker only.
+ */
+export class SourceTask implements Task {
+  readonly counters = new Map<string, number>();
+
+  constructor(
+    readonly node: SourceNode,
+    readonly reader: SourceReader,
+    readonly op: SourceOperator,
+    private readonly cwd: string,
+  ) {}
+
+  async open(ctx: TaskContext): Promise<void> {
+    const rowtime = this.op.rowtimeOf();
+    await this.reader.open({
+      node: this.node,
+      metrics: this.counters,
+      settings: ctx.settings,
+      cwd: this.cwd,
+      ...(rowtime !== null ? { rowtime } : {}),
+    });
+    for (const split of this.reader.splits?.() ?? []) this.op.tracker.addSplit(split);
+    ctx.metrics.gauge("currentWatermark", () => this.op.watermark);
+  }
+
+  processBatch(): void {
+    throw new Error(`source '${this.node.table}' has no inputs`);
+  }
+
+  onWatermark(watermark: number): number {
+    return watermark;
+  }
+
+  onBarrier(): Json {
+    const own: SourceOwnState = {
+      position: this.reader.position(),
+      watermarks: this.op.snapshotWatermarks(),
+      ended: this.op.ended,
+    };
+    return own as unknown as Json;
+  }
+
+  async restore(own: Json): Promise<void> {
+    const s = own as unknown as SourceOwnState;
+    await this.reader.restore(s.position);
+    this.op.restoreWatermarks(s.watermarks);
+  }
+
+  close(): Promise<void> {
+    return this.reader.close();
+  }
+}
+
+/** What a sink contributes to a checkpoint: what `preCommit` returned (null without two-phase commit). */
+export interface SinkOwnState {
+  readonly preCommitted: Json;
+}
+
+/**
+ * A sink as a {@link Task}: `processBatch` writes (synchronously, into the writer's buffer); a
+ * barrier flushes and pre-commits asynchronously — the sink's acknowledgement — and a completed
+ * checkpoint commits. While such an asynchronous call is in flight, arriving batches are held
+ * back and written in order when it settles, so a writer never sees a write in the middle of its
+ * own flush, and a pre-committed transaction holds exactly the rows before the barrier.
+ */
+export class SinkTask implements Task {
+  readonly counters = new Map<string, number>();
+  batchesSinceFlush = 0;
+  private inflight: Promise<unknown> | null = null;
+  private held: ChangeBatch[] = [];
+  /** A write of held batches failed outside the hot loop; the next call reports it. */
+  private failure: { readonly error: unknown } | null = null;
+  /** Pre-committed transactions by checkpoint id, until completed or aborted. */
+  private readonly pending = new Map<number, Json>();
+
+  constructor(
+    readonly node: SinkNode,
+    readonly writer: SinkWriter,
+    private readonly cwd: string,
+    private readonly collect: SinkWriterContext["collect"] | undefined,
+  ) {}
+
+  async open(ctx: TaskContext): Promise<void> {
+    await this.writer.open({
+      node: this.node,
+      metrics: this.counters,
+      settings: ctx.settings,
+      cwd: this.cwd,
+      ...(this.collect ? { collect: this.collect } : {}),
+    });
+  }
+
+  processBatch(_input: number, batch: ChangeBatch): void {
+    this.rethrow();
+    if (batch.length === 0) return;
+    if (this.inflight !== null) {
+      this.held.push(batch);
+      return;
+    }
+    this.writer.write(batch);
+    this.batchesSinceFlush++;
+  }
+
+  onWatermark(watermark: number): number {
+    return watermark;
+  }
+
+  /** Whether a flush or pre-commit is in flight (a periodic flush then waits for the next turn). */
+  get busy(): boolean {
+    return this.inflight !== null;
+  }
+
+  /** Flushes the writer (after anything in flight). */
+  flush(): Promise<void> {
+    return this.serial(async () => {
+      this.rethrow();
+      await this.writer.flush();
+      this.batchesSinceFlush = 0;
+    });
+  }
+
+  onBarrier(checkpointId: number): Promise<Json> {
+    return this.serial(async () => {
+      await this.writer.flush();
+      this.batchesSinceFlush = 0;
+      const preCommitted = this.writer.preCommit ? await this.writer.preCommit(checkpointId) : null;
+      this.pending.set(checkpointId, preCommitted);
+      const own: SinkOwnState = { preCommitted };
+      return own as unknown as Json;
+    });
+  }
+
+  async onCheckpointComplete(checkpointId: number, own: Json): Promise<void> {
+    this.pending.delete(checkpointId);
+    const pre = (own as unknown as SinkOwnState | null)?.preCommitted ?? null;
+    if (this.writer.commit) await this.serial(() => this.writer.commit!(checkpointId, pre));
+  }
+
+  /**
+   * The checkpoint will not complete: forget its transaction; a pre-commit that never settled is
+   * abandoned (later calls no longer wait for it) and the held batches are written.
+   */
+  onCheckpointAborted(checkpointId: number): void {
+    this.pending.delete(checkpointId);
+    this.inflight = null;
+    this.drain();
+  }
+
+  close(): Promise<void> {
+    return this.writer.close();
+  }
+
+  /** Runs `f` after whatever is in flight; batches arriving meanwhile are held, then written. */
+  private serial<T>(f: () => Promise<T>): Promise<T> {
+    const prev = this.inflight ?? Promise.resolve();
+    const run = prev.then(f);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.inflight = settled;
+    void settled.then(() => {
+      if (this.inflight === settled) {
+        this.inflight = null;
+        this.drain();
+      }
+    });
+    return run;
+  }
+
+  private drain(): void {
+    const held = this.held;
+    this.held = [];
+    try {
+      for (const b of held) {
+        this.writer.write(b);
+        this.batchesSinceFlush++;
+      }
+    } catch (error) {
+      this.failure ??= { error };
+    }
+  }
+
+  private rethrow(): void {
+    if (this.failure !== null) throw this.failure.error;
+  }
+}

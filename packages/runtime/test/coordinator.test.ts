@@ -1,0 +1,170 @@
+import { describe, expect, it } from "vitest";
+import { checkpointConfig } from "../src/job/checkpoint-config.js";
+import { Job, runJob } from "../src/job/job.js";
+import type { Json } from "../src/state/codec.js";
+import { materialize } from "../src/testing/harness.js";
+import { CollectWriter, clicks, dag, expected, MemReader } from "./job-fixture.js";
+
+// The checkpoint coordinator: timeout, min-pause and the settings it honours.
+
+/** A sink whose pre-commit of checkpoint `hangAt` never settles (a stuck transaction). */
+class HangingWriter extends CollectWriter {
+  constructor(
+    lines: string[],
+    private readonly hangAt: number,
+  ) {
+    super(lines);
+  }
+  override preCommit(id?: number): Promise<Json> {
+    if (id === this.hangAt) return new Promise(() => undefined);
+    return super.preCommit();
+  }
+}
+
+function oneRowPerPoll() {
+  return { ...clicks(), perPoll: 1 };
+}
+
+describe("checkpoint coordinator", () => {
+  it("aborts a checkpoint a task never acknowledges; the job goes on and the next one completes", async () => {
+    const lines: string[] = [];
+    const writer = new HangingWriter(lines, 1);
+    const completed: number[] = [];
+    const aborted: [number, string][] = [];
+    let clock = 0;
+    const result = await runJob(dag, {
+      connectors: { source: () => new MemReader(oneRowPerPoll()), sink: () => writer },
+      cwd: ".",
+      now: () => clock++,
+      settings: { "execution.checkpointing.timeout": "50 ms" },
+      checkpoint: {
+        intervalMs: 5,
+        onCheckpoint: async (cp) => {
+          completed.push(cp.checkpointId);
+        },
+        onAborted: (id, reason) => aborted.push([id, reason]),
+      },
+    });
+    expect(result.reason).toBe("end");
+    expect(aborted).toEqual([[1, "not acknowledged within 50 ms by sink 'out' (node 5)"]]);
+    expect(result.abortedCheckpoints).toBe(1);
+    expect(completed.length).toBeGreaterThan(0);
+    expect(completed[0]).toBe(2);
+    expect(result.checkpoints).toBe(completed.length);
+    // Sinks commit completed checkpoints only; the rows written while the pre-commit hung are kept.
+    expect(writer.commits).toEqual(completed);
+    expect(materialize(lines.join("\n"))).toEqual(expected());
+  });
+
+  it("'execution.checkpointing.min-pause': no checkpoint starts sooner after the previous one ended", async () => {
+    async function run(settings: Record<string, string>): Promise<number[]> {
+      let clock = 0;
+      const ended = new Map<number, number>();
+      const gaps: number[] = [];
+      await runJob(dag, {
+        connectors: { source: () => new MemReader(oneRowPerPoll()), sink: () => new CollectWriter([]) },
+        cwd: ".",
+        now: () => clock++,
+        settings,
+        checkpoint: {
+          intervalMs: 1,
+          onCheckpoint: async (cp) => {
+            const prev = ended.get(cp.checkpointId - 1);
+            if (prev !== undefined) gaps.push(cp.timestamp - prev);
+            ended.set(cp.checkpointId, clock);
+          },
+        },
+      });
+      return gaps;
+    }
+    const paused = await run({ "execution.checkpointing.min-pause": "40 ms" });
+    expect(paused.length).toBeGreaterThan(1);
+    for (const g of paused) expect(g).toBeGreaterThanOrEqual(40);
+    // Without the pause, checkpoints follow each other closer than that.
+    const eager = await run({});
+    expect(Math.min(...eager)).toBeLessThan(40);
+  });
+});
+
+describe("metrics groups", () => {
+  it("name every task's counters and gauges, and count the coordinator's checkpoints", async () => {
+    let clock = 0;
+    const job = new Job(dag, {
+      connectors: { source: () => new MemReader(oneRowPerPoll()), sink: () => new CollectWriter([]) },
+      cwd: ".",
+      now: () => clock++,
+      checkpoint: { intervalMs: 10 },
+    });
+    await job.open();
+    const result = await job.run();
+    await job.close();
+    const m = job.metricValues();
+    expect(result.checkpoints).toBeGreaterThan(0);
+    expect(m["job.numberOfCompletedCheckpoints"]).toBe(result.checkpoints);
+    expect(m["job.checkpointDurationMs"]).toMatchObject({ count: result.checkpoints });
+    expect(m["source-0.numRecordsOut"]).toBe(60);
+    expect(m["source-0.currentWatermark"]).toBe(Number.POSITIVE_INFINITY);
+    expect(m["calc-1.numRecordsIn"]).toBe(60);
+    expect(m["group-aggregate-4.numLateRecordsDropped"]).toBe(0);
+    expect(m["sink-5.numRecordsIn"]).toBe(result.metrics.sinks[5]!.recordsWritten);
+  });
+});
+
+describe("checkpoint settings", () => {
+  it("reads Flink's names and defaults", () => {
+    expect(checkpointConfig({})).toEqual({
+      intervalMs: 0,
+      timeoutMs: 600_000,
+      minPauseMs: 0,
+      mode: "EXACTLY_ONCE",
+      numRetained: 1,
+      dir: null,
+    });
+    expect(
+      checkpointConfig({
+        "execution.checkpointing.interval": "10 s",
+        "execution.checkpointing.timeout": "1 min",
+        "execution.checkpointing.min-pause": "500 ms",
+        "execution.checkpointing.mode": "at_least_once",
+        "execution.checkpointing.max-concurrent-checkpoints": "1",
+        "state.checkpoints.num-retained": "3",
+        "state.checkpoints.dir": "chk",
+      }),
+    ).toEqual({
+      intervalMs: 10_000,
+      timeoutMs: 60_000,
+      minPauseMs: 500,
+      mode: "AT_LEAST_ONCE",
+      numRetained: 3,
+      dir: "chk",
+    });
+    expect(checkpointConfig({ "execution.checkpointing.num-retained": "2" }).numRetained).toBe(2);
+  });
+
+  const errors: [Record<string, string>, string][] = [
+    [{ "execution.checkpointing.timeout": "soon" }, "'execution.checkpointing.timeout' expects a duration"],
+    [{ "execution.checkpointing.timeout": "0 s" }, "'execution.checkpointing.timeout' must be positive"],
+    [{ "execution.checkpointing.min-pause": "x" }, "'execution.checkpointing.min-pause' expects a duration"],
+    [
+      { "execution.checkpointing.mode": "EXACTLY_TWICE" },
+      "'execution.checkpointing.mode' expects EXACTLY_ONCE or AT_LEAST_ONCE",
+    ],
+    [
+      { "execution.checkpointing.max-concurrent-checkpoints": "2" },
+      "'execution.checkpointing.max-concurrent-checkpoints' = '2': Weir runs one checkpoint at a time",
+    ],
+    [
+      { "state.checkpoints.num-retained": "0" },
+      "'state.checkpoints.num-retained' expects a positive integer",
+    ],
+    [
+      { "state.checkpoints.num-retained": "2", "execution.checkpointing.num-retained": "3" },
+      "'state.checkpoints.num-retained' = 2 and 'execution.checkpointing.num-retained' = 3 disagree",
+    ],
+  ];
+  for (const [settings, message] of errors) {
+    it(`refuses ${JSON.stringify(settings)}`, () => {
+      expect(() => checkpointConfig(settings)).toThrow(message);
+    });
+  }
+});
