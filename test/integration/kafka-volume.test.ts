@@ -111,6 +111,41 @@ describe("Kafka source at volume (real broker)", () => {
     }
   });
 
+  it("commits a completed checkpoint's offsets to 'properties.group.id'", async () => {
+    const topic = await kafka.topic("commit", 3);
+    await kafka.produceBulk(topic, 3_000, order(3));
+    const groupId = `weir-it-commit-${kafka.run}`;
+    const { reader } = await openReader(
+      sourceNode(COLUMNS, {
+        topic,
+        format: "json",
+        "scan.startup.mode": "earliest-offset",
+        "properties.group.id": groupId,
+      }),
+    );
+    try {
+      await drain(reader, 3, (r) => r[0] + r[1] + r[2] >= 3_000);
+      const position = reader.position() as Record<string, Record<string, number>>;
+      expect(position[topic]).toEqual({ "0": 1_000, "1": 1_000, "2": 1_000 });
+      const committed = async () =>
+        Object.fromEntries(
+          (await (await kafka.admin()).fetchOffsets({ groupId, topics: [topic] }))[0].partitions.map((p) => [
+            String(p.partition),
+            Number(p.offset),
+          ]),
+        );
+      // Taking a position commits nothing; the checkpoint's completion commits its offsets.
+      expect(await committed()).toEqual({ "0": -1, "1": -1, "2": -1 });
+      reader.onCheckpointComplete(position);
+      await eventually(
+        async () => JSON.stringify(await committed()) === JSON.stringify(position[topic]),
+        () => `committed offsets differ from ${JSON.stringify(position[topic])}`,
+      );
+    } finally {
+      await reader.close();
+    }
+  });
+
   it("a partition added while the source runs is read from its earliest offset", async () => {
     const topic = await kafka.topic("grow", 2);
     await kafka.produceBulk(topic, 1_000, order(2));

@@ -61,6 +61,11 @@ export interface SourceReader {
   position(): Json;
   /** Resumes from a position that `position()` returned (before the first poll). */
   restore(position: Json): Promise<void>;
+  /**
+   * The checkpoint whose source position was `position` is complete (every task acknowledged and
+   * the manifest is written): e.g. the Kafka source commits those offsets to its consumer group.
+   */
+  onCheckpointComplete?(position: Json): void | Promise<void>;
   /** Records on the service after the position, per split (Kafka: end offset − position). */
   lag?(): { readonly [split: string]: number };
   close(): Promise<void>;

@@ -94,7 +94,8 @@ const NEVER_REFRESH_MS = 2_147_483_647;
  * exact next offset of each partition on every assignment, and fills a bounded buffer per
  * partition that `poll` drains (a partition is paused while its buffer is full). The position —
  * the next offset per partition — is Weir's source of truth; offsets are committed to
- * `'properties.group.id'` only as a courtesy, when positions are taken and at close.
+ * `'properties.group.id'` only as a courtesy, when a checkpoint completes (the checkpoint's
+ * offsets, as Flink does) and at close.
  *
  * **The merge.** `poll` hands out records in an order that depends only on the topic's contents,
  * never on fetch timing: the next record is always the one with the smallest event time (the
@@ -363,8 +364,19 @@ export class KafkaSourceReader implements SourceReader {
       out[p.topic] ??= {};
       out[p.topic][String(p.partition)] = p.next;
     }
-    this.commitCourtesy();
     return out;
+  }
+
+  /** A checkpoint is complete: its offsets are committed to `'properties.group.id'` (as Flink does). */
+  onCheckpointComplete(position: Json): void {
+    const byTopic = new Map<string, { partition: number; offset: string }[]>();
+    for (const [topic, partitions] of Object.entries(position as Record<string, Record<string, number>>)) {
+      byTopic.set(
+        topic,
+        Object.entries(partitions).map(([p, o]) => ({ partition: Number(p), offset: String(o) })),
+      );
+    }
+    this.commitCourtesy(byTopic);
   }
 
   /**
@@ -710,18 +722,22 @@ export class KafkaSourceReader implements SourceReader {
    * Commits the positions to `'properties.group.id'` in the background; failures are ignored.
    * While one commit is in flight, newer positions wait for the next call (or close).
    */
-  private commitCourtesy(): void {
+  private commitCourtesy(positions?: Map<string, { partition: number; offset: string }[]>): void {
     const groupId = this.groupId;
     if (groupId === undefined || this.admin === undefined || this.committing) return;
-    const byTopic = new Map<string, { partition: number; offset: string }[]>();
-    for (const p of this.ordered) {
-      const list = byTopic.get(p.topic) ?? [];
-      list.push({ partition: p.partition, offset: String(p.next) });
-      byTopic.set(p.topic, list);
+    let byTopic = positions;
+    if (byTopic === undefined) {
+      byTopic = new Map();
+      for (const p of this.ordered) {
+        const list = byTopic.get(p.topic) ?? [];
+        list.push({ partition: p.partition, offset: String(p.next) });
+        byTopic.set(p.topic, list);
+      }
     }
     this.committing = true;
+    const commits = byTopic;
     this.commits = (async () => {
-      for (const [topic, partitions] of byTopic) {
+      for (const [topic, partitions] of commits) {
         await this.admin.setOffsets({ groupId, topic, partitions }).catch(() => undefined);
       }
       this.committing = false;

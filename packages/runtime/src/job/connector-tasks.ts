@@ -60,6 +60,10 @@ export class SourceTask implements Task {
     return own as unknown as Json;
   }
 
+  async onCheckpointComplete(_checkpointId: number, own: Json): Promise<void> {
+    await this.reader.onCheckpointComplete?.((own as unknown as SourceOwnState).position);
+  }
+
   async restore(own: Json): Promise<void> {
     const s = own as unknown as SourceOwnState;
     await this.reader.restore(s.position);
