@@ -61,7 +61,8 @@ export class SourceTask implements Task {
   }
 
   async onCheckpointComplete(_checkpointId: number, own: Json): Promise<void> {
-    await this.reader.onCheckpointComplete?.((own as unknown as SourceOwnState).position);
+    const s = own as unknown as SourceOwnState | null;
+    if (s !== null) await this.reader.onCheckpointComplete?.(s.position);
   }
 
   async restore(own: Json): Promise<void> {

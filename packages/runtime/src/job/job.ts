@@ -396,6 +396,8 @@ export class Job {
       if (rt.kind === "sink") {
         const sinkOwn: SinkOwnState = { preCommitted: cp.sinks[this.uid(rt)]?.preCommitted ?? null };
         own = sinkOwn as unknown as Json;
+      } else if (rt.kind === "source") {
+        own = (cp.sources[this.uid(rt)] ?? null) as unknown as Json;
       }
       await rt.driver.notifyComplete(cp.checkpointId, own);
     }
