@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { checkScript, type Finding, type Output, weir } from "@weir/cli";
+import { checkScript, type Finding, type Output, renderFindings, weir } from "@weir/cli";
 import { describe, expect, it } from "vitest";
 
 /**
@@ -125,6 +125,21 @@ describe("weir check on the sql/ examples", () => {
       expect(findingsOf(file).map(key).sort()).toEqual(expected);
     });
   }
+});
+
+describe("docs/check.md", () => {
+  it("shows what weir check prints for its example", () => {
+    const doc = readFileSync(join(ROOT, "docs", "check.md"), "utf8");
+    const marker = "<!-- weir check test/check/time_watermark.sql -->\n```text\n";
+    const at = doc.indexOf(marker);
+    expect(at).toBeGreaterThan(0);
+    const block = doc.slice(at + marker.length, doc.indexOf("\n```", at + marker.length));
+    const file = "test/check/time_watermark.sql";
+    const source = readFileSync(join(ROOT, file), "utf8");
+    const r = checkScript(source, file, capture().out);
+    if (typeof r === "number") throw new Error("did not plan");
+    expect(block).toBe(renderFindings(r, source, file).join("\n"));
+  });
 });
 
 describe("the weir check command", () => {

@@ -42,7 +42,11 @@ export function renderFindings(findings: readonly Finding[], source: string, fil
   for (const area of AREAS) {
     const mine = findings
       .filter((f) => f.area === area)
-      .sort((a, b) => rank[a.severity] - rank[b.severity] || (a.span?.offset ?? -1) - (b.span?.offset ?? -1));
+      .sort(
+        (a, b) =>
+          rank[a.severity] - rank[b.severity] ||
+          (a.span?.offset ?? Number.MAX_SAFE_INTEGER) - (b.span?.offset ?? Number.MAX_SAFE_INTEGER),
+      );
     out.push(`== ${AREA_TITLES[area]} ==`);
     if (mine.length === 0) {
       out.push("(nothing to report)", "");
