@@ -43,6 +43,8 @@ export interface CheckInput {
   readonly tables: ReadonlyMap<string, CatalogTable>;
   /** Where each key was last SET in the script (absent: a default or `--set`). */
   readonly settingSpans: ReadonlyMap<string, SourceSpan>;
+  /** Sink tables that a materialised view owns (its job is their only writer). */
+  readonly viewTables?: ReadonlySet<string>;
 }
 
 /** Connectors that only show or discard rows: nothing downstream relies on them. */
@@ -441,7 +443,10 @@ class Checker {
         break;
       }
       case "rank":
-        growth = `rows per partition (${names(schema, n.partitionKeys)})`;
+        growth =
+          input?.changelogMode.kind === "insert-only"
+            ? `the top ${n.rankEnd} rows per partition (${names(schema, n.partitionKeys)})`
+            : `every row of each partition (${names(schema, n.partitionKeys)}), since its input updates`;
         break;
       case "deduplicate":
         growth = `one row per distinct (${names(schema, n.keys)})`;
@@ -539,6 +544,19 @@ class Checker {
         message: `${describe(n)} upserts by its PRIMARY KEY (${pk ?? "?"})`,
         why: "A replayed change rewrites the same key: a compacted topic converges to the same rows.",
         fix: "Consumers must read the topic as a table (last value per key), not as a stream of events.",
+        span,
+        node: n.id,
+      });
+      return;
+    }
+    if (POSTGRES.has(n.connector) && this.input.viewTables?.has(n.table)) {
+      this.add({
+        area: "sink",
+        severity: "info",
+        code: "sink.view-table",
+        message: `materialized view '${n.table}' upserts its own Postgres table by (${pk ?? "?"})`,
+        why: "The view owns its table and is its only writer: a replay after a restore converges to the same rows.",
+        fix: "Read the table as the view's current contents; write corrections elsewhere (the view rewrites its rows).",
         span,
         node: n.id,
       });

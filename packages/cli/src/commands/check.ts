@@ -20,6 +20,7 @@ export interface PlannedScript {
   readonly dag: PhysicalDag;
   readonly tables: ReadonlyMap<string, CatalogTable>;
   readonly settingSpans: ReadonlyMap<string, SourceSpan>;
+  readonly viewTables: ReadonlySet<string>;
 }
 
 /**
@@ -43,6 +44,7 @@ export function planForCheck(
   const engine = new Engine({ cwd: process.cwd(), out, settings });
   const targets: PlanTarget[] = [];
   const settingSpans = new Map<string, SourceSpan>();
+  const viewTables = new Set<string>();
   for (const stmt of parsed.statements) {
     if (stmt.kind === "SetStatement" && stmt.key !== undefined) settingSpans.set(stmt.key.value, stmt.span);
     if (stmt.kind === "ResetStatement") {
@@ -74,6 +76,7 @@ export function planForCheck(
           const target = materializedViewTarget(bound.view, bound.plan, engine.session.all(), undefined);
           engine.catalog.put({ ...bound.view, table: target.table }, false);
           targets.push(target);
+          viewTables.add(target.table.name);
         } catch (e) {
           if (!(e instanceof PlanError)) throw e;
           const span = e.span ?? bound.view.span;
@@ -110,7 +113,7 @@ export function planForCheck(
       else if (o?.kind === "materialized-view" && o.table !== undefined) tables.set(n.table, o.table);
     }
   }
-  return { dag, tables, settingSpans };
+  return { dag, tables, settingSpans, viewTables };
 }
 
 /** The findings of the checklist for a script, or the exit code when it cannot be planned. */
