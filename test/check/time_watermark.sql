@@ -34,3 +34,4 @@ GROUP BY window_start, window_end, url;
 -- expect: info sink.idempotent 24:1
 -- expect: info operations.checkpointing 4:1
 -- expect: info operations.metrics -
+-- expect: info time.no-time-zone 11:3

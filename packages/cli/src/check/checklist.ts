@@ -326,6 +326,18 @@ class Checker {
         node: s.id,
       });
     }
+    if (s.schema[s.watermark.column]?.type.kind === "TIMESTAMP" && !GENERATORS.has(s.connector)) {
+      this.add({
+        area: "time",
+        severity: "info",
+        code: "time.no-time-zone",
+        message: `the event time ${column} of '${s.table}' is a TIMESTAMP without time zone`,
+        why: "Its values are wall-clock times in whatever zone each producer used: a producer sending local time and one sending UTC disagree by hours, silently.",
+        fix: `Have producers send ISO-8601 with an offset and declare ${column} as TIMESTAMP_LTZ(3) (or compute it with TO_TIMESTAMP_LTZ), or document the one zone every producer uses.`,
+        span,
+        node: s.id,
+      });
+    }
     if (KAFKA.has(s.connector) && s.idleTimeoutMs === 0) {
       const wmSpan = table?.span ?? s.span ?? null;
       this.add({
