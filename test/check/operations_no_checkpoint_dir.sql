@@ -17,3 +17,4 @@ INSERT INTO events_copy SELECT event_id, kind FROM events;
 -- expect: info sink.idempotent 12:1
 -- expect: error operations.no-checkpoint-dir 2:1
 -- expect: info operations.metrics -
+-- expect: info sink.no-trust-columns 8:1

@@ -16,3 +16,4 @@ INSERT INTO events_copy SELECT event_id, kind FROM events;
 -- expect: info sink.idempotent 11:1
 -- expect: warning operations.no-checkpointing -
 -- expect: info operations.metrics -
+-- expect: info sink.no-trust-columns 7:1

@@ -26,3 +26,5 @@ END;
 -- expect: warning sink.append-duplicates 20:1
 -- expect: info operations.checkpointing 3:1
 -- expect: info operations.metrics -
+-- expect: info sink.no-trust-columns 10:1
+-- expect: info sink.no-trust-columns 14:1

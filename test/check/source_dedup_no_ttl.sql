@@ -35,3 +35,4 @@ WHERE rn = 1;
 -- expect: info sink.idempotent 23:1
 -- expect: warning operations.no-checkpointing -
 -- expect: info operations.metrics -
+-- expect: info sink.no-trust-columns 18:1

@@ -31,3 +31,4 @@ GROUP BY o.customer;
 -- expect: info sink.idempotent 17:3
 -- expect: info operations.checkpointing 3:1
 -- expect: info operations.metrics -
+-- expect: info sink.no-trust-columns 14:1

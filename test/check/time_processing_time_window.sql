@@ -48,3 +48,5 @@ END;
 -- expect: info sink.idempotent 36:1
 -- expect: info operations.checkpointing 4:1
 -- expect: info operations.metrics -
+-- expect: info sink.no-trust-columns 20:1
+-- expect: info sink.no-trust-columns 25:1

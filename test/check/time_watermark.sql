@@ -35,3 +35,4 @@ GROUP BY window_start, window_end, url;
 -- expect: info operations.checkpointing 4:1
 -- expect: info operations.metrics -
 -- expect: info time.no-time-zone 11:3
+-- expect: info sink.no-trust-columns 19:1

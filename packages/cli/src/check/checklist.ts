@@ -502,6 +502,29 @@ class Checker {
   // ---- Sink --------------------------------------------------------------------------------
 
   private checkSink(n: SinkNode): void {
+    this.checkSinkDelivery(n);
+    this.checkTrustColumns(n);
+  }
+
+  /** The seeds: does a result say how far it can be trusted (is_final, watermark_at, updated_at)? */
+  private checkTrustColumns(n: SinkNode): void {
+    if (TEST_SINKS.has(n.connector) || n.connector === "filesystem") return;
+    if (this.input.viewTables?.has(n.table)) return;
+    const trust = /^(is_final|watermark_at|updated_at|computed_at|processed_at)$/i;
+    if (n.tableSchema.some((f) => trust.test(f.name))) return;
+    this.add({
+      area: "sink",
+      severity: "info",
+      code: "sink.no-trust-columns",
+      message: `${describe(n)} has no column saying how far a row can be trusted (is_final, watermark_at, updated_at)`,
+      why: "A reader cannot tell a provisional result from a final one, or a fresh row from one a stalled job left behind.",
+      fix: "Add e.g. window_time AS watermark_at and CURRENT_TIMESTAMP AS updated_at (and is_final for results that may still change) to the sink table and the query.",
+      span: this.table(n.table)?.span ?? n.span ?? null,
+      node: n.id,
+    });
+  }
+
+  private checkSinkDelivery(n: SinkNode): void {
     const table = this.table(n.table);
     const span = n.span ?? table?.span ?? null;
     const mode = n.inputMode.kind;
