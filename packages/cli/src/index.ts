@@ -1,5 +1,9 @@
 export type { CommandLine } from "./args.js";
 export { parseCommandLine, UsageError } from "./args.js";
+export type { CheckArea, CheckInput, CheckSeverity, Finding } from "./check/checklist.js";
+export { checkJob } from "./check/checklist.js";
+export { findingsJson, renderFindings } from "./check/report.js";
+export { checkScript, planForCheck } from "./commands/check.js";
 export type { EngineOptions, ScriptOptions } from "./engine/engine.js";
 export { Engine, EXIT_INVALID, EXIT_OK, EXIT_RUNTIME } from "./engine/engine.js";
 export type { Output } from "./output.js";

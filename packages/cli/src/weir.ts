@@ -1,5 +1,6 @@
 import { parseCommandLine, UsageError } from "./args.js";
 import { benchCommand } from "./commands/bench.js";
+import { checkCommand } from "./commands/check.js";
 import { parseCommand } from "./commands/parse.js";
 import { explainCommand, runCommand } from "./commands/run.js";
 import type { Output } from "./output.js";
@@ -24,6 +25,10 @@ Commands:
                             one under 'execution.checkpointing.dir' (set the interval to take them)
   explain FILE.sql          print the physical plan of the script's queries
       --changelog-mode      also print each operator's changelog mode
+  check FILE.sql            the pre-deployment checklist (Source, Time, State, Sink, Operations)
+                            over the planned job, without running it; see docs/check.md
+      --strict              exit 1 when there is an error or a warning (for CI)
+      --json                print the findings as JSON
   parse FILE.sql [--json]   check a script's syntax; list its statements (or print the AST as JSON)
   bench nexmark             run Nexmark queries into a blackhole sink after a warm-up; print events/s,
                             events/s per CPU core (generator included) and peak memory
@@ -43,6 +48,7 @@ const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
   parse: ["json"],
   run: ["dry-run", "json", "max-runtime", "serve", "restore"],
   explain: ["changelog-mode", "all"],
+  check: ["strict", "json"],
   bench: ["query", "events", "warmup", "sample-memory", "rate", "json"],
   repl: ["i", "f"],
   "": ["i", "f", "help", "h"],
@@ -74,6 +80,8 @@ export async function weir(argv: readonly string[], out: Output): Promise<number
         return await runCommand(cmd, out);
       case "explain":
         return await explainCommand(cmd, out);
+      case "check":
+        return checkCommand(cmd, out);
       case "bench":
         return await benchCommand(cmd, out);
       case undefined:

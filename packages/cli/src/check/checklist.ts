@@ -1,0 +1,720 @@
+import {
+  type CatalogTable,
+  type Expr,
+  type Field,
+  type PhysicalDag,
+  type PhysicalNode,
+  parseDuration,
+  type SinkNode,
+  type SourceNode,
+  type SourceSpan,
+} from "@weir/planner";
+
+/**
+ * The seeds' pre-deployment checklist (Source, Time, State, Sink, Operations) as a lint over a
+ * planned job: `checkJob` reads the physical plan, the catalog tables it scans and writes, and
+ * where the script's SET statements are, and returns findings. It runs nothing and contacts no
+ * service: everything it says follows from the plan and the settings.
+ */
+
+export type CheckArea = "source" | "time" | "state" | "sink" | "operations";
+export type CheckSeverity = "error" | "warning" | "info";
+
+export interface Finding {
+  readonly area: CheckArea;
+  readonly severity: CheckSeverity;
+  /** Stable and machine-readable, e.g. `time.processing-time-window`. */
+  readonly code: string;
+  /** What the check found, naming the table or operator (with its node id). */
+  readonly message: string;
+  /** Why it matters. */
+  readonly why: string;
+  /** How to fix it (or, for an info finding, what to keep in mind). */
+  readonly fix: string;
+  /** The SQL the finding is about; null for a job-wide default (a setting never SET). */
+  readonly span: SourceSpan | null;
+  /** The plan node it is about, when there is one. */
+  readonly node?: number;
+}
+
+export interface CheckInput {
+  readonly dag: PhysicalDag;
+  /** The catalog tables by name (the scanned and written ones at least). */
+  readonly tables: ReadonlyMap<string, CatalogTable>;
+  /** Where each key was last SET in the script (absent: a default or `--set`). */
+  readonly settingSpans: ReadonlyMap<string, SourceSpan>;
+  /** Sink tables that a materialised view owns (its job is their only writer). */
+  readonly viewTables?: ReadonlySet<string>;
+}
+
+/** Connectors that only show or discard rows: nothing downstream relies on them. */
+const TEST_SINKS = new Set(["print", "blackhole", "collect"]);
+/** Connectors whose rows are generated (no producer, no duplicates, no clock skew). */
+const GENERATORS = new Set(["datagen", "nexmark"]);
+const KAFKA = new Set(["kafka", "upsert-kafka"]);
+const POSTGRES = new Set(["postgres", "jdbc"]);
+
+const STATE_TTL = "table.exec.state.ttl";
+const CP_INTERVAL = "execution.checkpointing.interval";
+const CP_DIR = "execution.checkpointing.dir";
+
+/** Operators whose state grows with the keys (or rows) they see unless `'table.exec.state.ttl'` is set. */
+const UNBOUNDED_STATE = new Set(["group-aggregate", "join", "rank", "deduplicate", "changelog-normalize"]);
+
+/** Operators that drop (and count) rows arriving behind their watermark. */
+const LATE_DROPPING = new Set([
+  "window-aggregate",
+  "window-table-function",
+  "window-join",
+  "window-rank",
+  "window-deduplicate",
+  "over-aggregate",
+  "interval-join",
+]);
+
+export function checkJob(input: CheckInput): Finding[] {
+  return new Checker(input).run();
+}
+
+/** A duration in ms, e.g. 120000 → "2 min". */
+export function formatMs(ms: number): string {
+  const units: [number, string][] = [
+    [3_600_000, "h"],
+    [60_000, "min"],
+    [1000, "s"],
+  ];
+  if (ms >= 172_800_000 && ms % 86_400_000 === 0) return `${ms / 86_400_000} d`;
+  for (const [size, unit] of units) if (ms >= size && ms % size === 0) return `${ms / size} ${unit}`;
+  return `${ms} ms`;
+}
+
+function describe(n: PhysicalNode): string {
+  return n.kind === "source" || n.kind === "sink"
+    ? `${n.kind} '${n.table}' (${n.connector}, node ${n.id})`
+    : `${n.kind} (node ${n.id})`;
+}
+
+function names(schema: readonly Field[], columns: readonly number[]): string {
+  return columns.map((c) => schema[c]?.name ?? `#${c}`).join(", ");
+}
+
+/** Matches `col - INTERVAL '...'` (the bounded-out-of-orderness watermark) and `col`. */
+function watermarkDelay(expr: Expr, column: number): number | undefined {
+  if (expr.kind === "input" && expr.index === column) return 0;
+  if (expr.kind === "call" && expr.fn === "-" && expr.args.length === 2) {
+    const [a, b] = expr.args as [Expr, Expr];
+    if (a.kind === "input" && a.index === column && b.kind === "literal" && typeof b.value === "number")
+      return b.value;
+  }
+  return undefined;
+}
+
+/** A column that may identify something (an event, or a foreign key such as store_id). */
+const ID_COLUMN = /(^|_)(id|uuid|key)$/i;
+/** A column that names the event itself. */
+const OWN_ID = /^(event_?id|id|uuid|message_?id)$/i;
+
+class Checker {
+  private readonly findings: Finding[] = [];
+  private readonly dag: PhysicalDag;
+  /** Per node: the source nodes upstream of it. */
+  private readonly upstream: (readonly SourceNode[])[] = [];
+  /** Per node: the nodes directly downstream. */
+  private readonly downstream: number[][] = [];
+
+  constructor(private readonly input: CheckInput) {
+    this.dag = input.dag;
+    for (const n of this.dag.nodes) {
+      this.downstream[n.id] = [];
+      const set = new Set<SourceNode>();
+      if (n.kind === "source") set.add(n);
+      for (const i of n.inputs) {
+        this.downstream[i]!.push(n.id);
+        for (const s of this.upstream[i] ?? []) set.add(s);
+      }
+      this.upstream[n.id] = [...set];
+    }
+  }
+
+  run(): Finding[] {
+    const sources = this.dag.nodes.filter((n): n is SourceNode => n.kind === "source");
+    // One table scanned twice (a self-join, a statement set) is checked once.
+    const seen = new Set<string>();
+    for (const s of sources) {
+      if (seen.has(s.table)) continue;
+      seen.add(s.table);
+      this.checkSourceDuplicates(s);
+      this.checkSourceTime(s);
+    }
+    for (const n of this.dag.nodes) {
+      this.checkTimeKind(n);
+      this.checkLateData(n);
+      this.checkState(n);
+      if (n.kind === "sink") this.checkSink(n);
+    }
+    this.checkOperations(sources);
+    return this.findings;
+  }
+
+  private add(f: Finding): void {
+    this.findings.push(f);
+  }
+
+  private get settings(): Readonly<Record<string, string>> {
+    return this.dag.settings;
+  }
+
+  private ttlMs(): number {
+    const text = this.settings[STATE_TTL];
+    return text === undefined ? 0 : (parseDuration(text) ?? 0);
+  }
+
+  private table(name: string): CatalogTable | undefined {
+    return this.input.tables.get(name);
+  }
+
+  /** Whether a source keeps reading forever (what makes unbounded state and restarts matter). */
+  private unbounded(s: SourceNode): boolean {
+    if (KAFKA.has(s.connector)) {
+      const mode = s.options["scan.bounded.mode"];
+      return mode === undefined || mode === "unbounded";
+    }
+    if (s.connector === "datagen") return s.options["number-of-rows"] === undefined;
+    if (s.connector === "nexmark") return false;
+    return false;
+  }
+
+  private feedsFromUnbounded(n: PhysicalNode): boolean {
+    return (this.upstream[n.id] ?? []).some((s) => this.unbounded(s));
+  }
+
+  /** The nodes reachable downstream of `id` (itself excluded). */
+  private reachable(id: number): PhysicalNode[] {
+    const out: PhysicalNode[] = [];
+    const seen = new Set<number>();
+    const stack = [...(this.downstream[id] ?? [])];
+    while (stack.length > 0) {
+      const next = stack.pop()!;
+      if (seen.has(next)) continue;
+      seen.add(next);
+      out.push(this.dag.nodes[next]!);
+      stack.push(...(this.downstream[next] ?? []));
+    }
+    return out;
+  }
+
+  // ---- Source ------------------------------------------------------------------------------
+
+  private checkSourceDuplicates(s: SourceNode): void {
+    if (GENERATORS.has(s.connector)) return;
+    const table = this.table(s.table);
+    const span = s.span ?? table?.span ?? null;
+    const ttl = this.ttlMs();
+    if (s.primaryKey !== null && s.primaryKey.length > 0) {
+      this.add({
+        area: "source",
+        severity: "info",
+        code: "source.primary-key",
+        message: `'${s.table}' has a PRIMARY KEY (${names(s.schema, s.primaryKey)}): rows are changes of a keyed table`,
+        why: "A re-sent change of the same key replaces the row instead of counting twice.",
+        fix: "Make sure the key is the business identity of the row (stable across producer retries).",
+        span,
+        node: s.id,
+      });
+      return;
+    }
+    const dedups = this.reachable(s.id).filter(
+      (n) => n.kind === "deduplicate" || n.kind === "window-deduplicate",
+    );
+    if (dedups.length > 0) {
+      for (const d of dedups) {
+        if (d.kind !== "deduplicate" && d.kind !== "window-deduplicate") continue;
+        const input = this.dag.nodes[d.inputs[0]!]!;
+        const keys = names(input.schema, d.keys);
+        const windowed = d.kind === "window-deduplicate";
+        this.add({
+          area: "source",
+          severity: "info",
+          code: "source.deduplicated",
+          message: `duplicates of '${s.table}' are dropped by ${describe(d)} on (${keys})${
+            windowed
+              ? " within each window"
+              : ttl > 0
+                ? `, remembered for ${formatMs(ttl)}`
+                : ", remembered forever"
+          }`,
+          why: windowed
+            ? "A copy re-sent into a later window counts again."
+            : ttl > 0
+              ? `A copy re-sent more than ${formatMs(ttl)} after the first (a late replay, a backfill) counts again: the TTL is the dedup guarantee.`
+              : "Without a TTL every key is kept in state for the life of the job.",
+          fix: d.keys.some((k) => OWN_ID.test(input.schema[k]?.name ?? ""))
+            ? `Check that ${keys} is stable across producer retries, and that the TTL covers the longest retry or replay you must absorb.`
+            : `Deduplicate by the event's stable id (e.g. event_id), not by (${keys}).`,
+          span: d.span ?? span,
+          node: d.id,
+        });
+      }
+      return;
+    }
+    // The event's own id first (event_id, id, uuid), then other ids (foreign keys such as store_id).
+    const own = (c: string) => (OWN_ID.test(c) ? 0 : 1);
+    const idColumns = s.schema
+      .filter((f) => ID_COLUMN.test(f.name))
+      .map((f) => f.name)
+      .sort((a, b) => own(a) - own(b));
+    const kafka = KAFKA.has(s.connector);
+    this.add({
+      area: "source",
+      severity: kafka ? "warning" : "info",
+      code: "source.no-dedup",
+      message:
+        idColumns.length > 0
+          ? `'${s.table}' is not deduplicated (id-like column${idColumns.length === 1 ? "" : "s"}: ${idColumns.join(", ")})`
+          : `'${s.table}' has no stable event id (no id column, no PRIMARY KEY) and is not deduplicated`,
+      why: kafka
+        ? "Kafka producers retry: the same event can arrive twice and is then counted twice."
+        : "An event written twice to the input (a retry, a re-export) is counted twice.",
+      fix:
+        idColumns.length > 0
+          ? `Keep the first copy per id: SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY ${idColumns[0]} ORDER BY proc_time) AS rn FROM ${s.table}) WHERE rn = 1 (proc_time AS PROCTIME() in the table), with SET '${STATE_TTL}' for how long a duplicate can arrive.`
+          : `Have the producer add a stable event_id, then deduplicate by it (ROW_NUMBER() ... = 1), or declare a PRIMARY KEY if rows are keyed changes.`,
+      span,
+      node: s.id,
+    });
+  }
+
+  // ---- Time --------------------------------------------------------------------------------
+
+  private checkSourceTime(s: SourceNode): void {
+    const table = this.table(s.table);
+    if (s.watermark === null) return;
+    const column = s.schema[s.watermark.column]?.name ?? "?";
+    const span = table?.watermark?.span ?? s.span ?? null;
+    const delay = watermarkDelay(s.watermark.expr, s.watermark.column);
+    if (delay === 0) {
+      this.add({
+        area: "time",
+        severity: "warning",
+        code: "time.watermark-zero-delay",
+        message: `the watermark of '${s.table}' is ${column} itself: no delay for out-of-order rows`,
+        why: "Any row older than the newest one seen is late: windows close at once and drop (and count) every out-of-order event.",
+        fix: `Allow the disorder you measured: WATERMARK FOR ${column} AS ${column} - INTERVAL '<p99 delay>' SECOND.`,
+        span,
+        node: s.id,
+      });
+    } else if (delay !== undefined) {
+      this.add({
+        area: "time",
+        severity: "info",
+        code: "time.watermark-delay",
+        message: `the watermark of '${s.table}' trails ${column} by ${formatMs(delay)}`,
+        why: `Results of a window are final ${formatMs(delay)} after its end; rows more out of order than that are late.`,
+        fix: "Check the bound against the measured delay distribution of the producers (the seeds: pick it from the real p99, not a guess).",
+        span,
+        node: s.id,
+      });
+    } else {
+      this.add({
+        area: "time",
+        severity: "info",
+        code: "time.watermark-expression",
+        message: `the watermark of '${s.table}' is not of the form ${column} - INTERVAL '...': its delay cannot be read from the plan`,
+        why: "The delay decides which rows are late and when results are final.",
+        fix: "Make sure the expression stays behind the event time by the disorder you measured.",
+        span,
+        node: s.id,
+      });
+    }
+    if (s.schema[s.watermark.column]?.type.kind === "TIMESTAMP" && !GENERATORS.has(s.connector)) {
+      this.add({
+        area: "time",
+        severity: "info",
+        code: "time.no-time-zone",
+        message: `the event time ${column} of '${s.table}' is a TIMESTAMP without time zone`,
+        why: "Its values are wall-clock times in whatever zone each producer used: a producer sending local time and one sending UTC disagree by hours, silently.",
+        fix: `Have producers send ISO-8601 with an offset and declare ${column} as TIMESTAMP_LTZ(3) (or compute it with TO_TIMESTAMP_LTZ), or document the one zone every producer uses.`,
+        span,
+        node: s.id,
+      });
+    }
+    if (KAFKA.has(s.connector) && s.idleTimeoutMs === 0) {
+      const wmSpan = table?.span ?? s.span ?? null;
+      this.add({
+        area: "time",
+        severity: "warning",
+        code: "time.no-idle-timeout",
+        message: `Kafka table '${s.table}' has a watermark but no idle timeout`,
+        why: "The watermark is the minimum over partitions: one partition that receives nothing holds it back, and windows stop firing (Kafka lag 0 but the watermark behind).",
+        fix: `Add 'scan.watermark.idle-timeout' = '30 s' to its WITH options (or SET 'table.exec.source.idle-timeout'), if the topic has more than one partition.`,
+        span: wmSpan,
+        node: s.id,
+      });
+    }
+  }
+
+  /** The most dangerous pattern of the seeds: business events on processing time. */
+  private checkTimeKind(n: PhysicalNode): void {
+    const input = n.inputs[0] === undefined ? undefined : this.dag.nodes[n.inputs[0]];
+    if (input === undefined) return;
+    const proctime = (column: number) => {
+      const t = input.schema[column]?.type;
+      return (
+        t !== undefined &&
+        (t.kind === "TIMESTAMP" || t.kind === "TIMESTAMP_LTZ") &&
+        t.timeAttribute === "proctime"
+      );
+    };
+    const events = (this.upstream[n.id] ?? []).filter(
+      (s) =>
+        !GENERATORS.has(s.connector) &&
+        (s.watermark !== null ||
+          s.schema.some(
+            (f, i) =>
+              s.columns[i]?.kind !== "computed" &&
+              (f.type.kind === "TIMESTAMP" || f.type.kind === "TIMESTAMP_LTZ" || f.type.kind === "DATE"),
+          )),
+    );
+    const tables = (this.upstream[n.id] ?? []).map((s) => `'${s.table}'`).join(", ");
+    if (n.kind === "window-aggregate" && n.timeKind === "proctime") {
+      const withEventTime = events.length > 0;
+      this.add({
+        area: "time",
+        severity: withEventTime ? "error" : "warning",
+        code: "time.processing-time-window",
+        message: `${describe(n)} windows ${tables} by processing time (PROCTIME())${
+          withEventTime
+            ? `, although ${events.map((s) => `'${s.table}'`).join(", ")} carries an event time`
+            : ""
+        }`,
+        why: "The seeds' most dangerous pattern: after an outage the backlog arrives at once and is counted as a spike at replay time, while the outage's minutes show nothing; every run gives different results.",
+        fix: 'Declare a WATERMARK on the event\'s time column and window by it (DESCRIPTOR(event_time)); keep processing time only for "what arrived in the last N seconds".',
+        span: n.span ?? null,
+        node: n.id,
+      });
+      return;
+    }
+    let ordered: string | undefined;
+    if (n.kind === "deduplicate" && n.timeKind === "proctime" && n.keepLast)
+      ordered = "keeps the last row per key by arrival (ORDER BY PROCTIME() DESC)";
+    else if (n.kind === "over-aggregate" && proctime(n.timeColumn))
+      ordered = "aggregates over rows in arrival order (ORDER BY PROCTIME())";
+    else if (n.kind === "rank" && n.orderBy.some((k) => proctime(k.column)))
+      ordered = "ranks rows by arrival (ORDER BY PROCTIME())";
+    if (ordered === undefined) return;
+    this.add({
+      area: "time",
+      severity: events.length > 0 ? "warning" : "info",
+      code: "time.processing-time-order",
+      message: `${describe(n)} ${ordered} over ${tables}`,
+      why: "Arrival order is not business order: a retried or delayed event wins over a newer one, and a replay gives another result.",
+      fix: "Order by the event-time column (a rowtime attribute) instead; keeping the first copy by PROCTIME() ASC is fine for deduplication.",
+      span: n.span ?? null,
+      node: n.id,
+    });
+  }
+
+  private checkLateData(n: PhysicalNode): void {
+    if (!LATE_DROPPING.has(n.kind)) return;
+    if (n.kind === "window-aggregate" && n.timeKind === "proctime") return;
+    this.add({
+      area: "time",
+      severity: "info",
+      code: "time.late-data-dropped",
+      message: `${describe(n)} drops late rows and counts them (lateRecordsDropped)`,
+      why: "Weir's only late-data policy today is drop: a row behind the watermark is not in any result. How many rows and windows that affects depends on the data and cannot be known before running.",
+      fix: "Watch lateRecordsDropped in the run summary (weir run --json: metrics.operators); widen the WATERMARK delay, or correct late rows in a separate batch job, if they must count.",
+      span: n.span ?? null,
+      node: n.id,
+    });
+  }
+
+  // ---- State -------------------------------------------------------------------------------
+
+  private checkState(n: PhysicalNode): void {
+    if (!UNBOUNDED_STATE.has(n.kind)) return;
+    const input = this.dag.nodes[n.inputs[0] ?? -1];
+    const schema = input?.schema ?? [];
+    let growth: string;
+    switch (n.kind) {
+      case "group-aggregate":
+        growth =
+          n.groupKeys.length === 0
+            ? "one accumulator (a global aggregate)"
+            : `one accumulator per distinct (${names(schema, n.groupKeys)})${
+                n.aggregates.some((a) => a.distinct || a.fn === "MIN" || a.fn === "MAX") && !n.inputInsertOnly
+                  ? ", plus every distinct or retractable MIN/MAX value per group"
+                  : n.aggregates.some((a) => a.distinct)
+                    ? ", plus every distinct value per group"
+                    : ""
+              }`;
+        break;
+      case "join": {
+        const right = this.dag.nodes[n.inputs[1] ?? -1];
+        growth = `every row of both sides, per join key (${names(schema, n.leftKeys)} = ${names(right?.schema ?? [], n.rightKeys)})`;
+        break;
+      }
+      case "rank":
+        growth =
+          input?.changelogMode.kind === "insert-only"
+            ? `the top ${n.rankEnd} rows per partition (${names(schema, n.partitionKeys)})`
+            : `every row of each partition (${names(schema, n.partitionKeys)}), since its input updates`;
+        break;
+      case "deduplicate":
+        growth = `one row per distinct (${names(schema, n.keys)})`;
+        break;
+      case "changelog-normalize":
+        growth = `the last row per key (${names(schema, n.key)})`;
+        break;
+      default:
+        return;
+    }
+    const ttl = this.ttlMs();
+    const ttlSpan = this.input.settingSpans.get(STATE_TTL) ?? null;
+    if (ttl > 0) {
+      this.add({
+        area: "state",
+        severity: "info",
+        code: "state.ttl",
+        message: `${describe(n)} keeps ${growth}, each for ${formatMs(ttl)} after its last write`,
+        why: "The TTL is a correctness policy: a key idle for longer starts again from empty (an aggregate restarts its count, a join stops matching, a duplicate counts again).",
+        fix: `Make '${STATE_TTL}' as long as the business allows a key to be idle or a duplicate to arrive.`,
+        span: n.span ?? ttlSpan,
+        node: n.id,
+      });
+      return;
+    }
+    const forever = this.feedsFromUnbounded(n);
+    this.add({
+      area: "state",
+      severity: forever ? "warning" : "info",
+      code: "state.unbounded",
+      message: `${describe(n)} keeps ${growth}, with no TTL`,
+      why: forever
+        ? "The input never ends: state (and checkpoint size, and restore time) grows with every new key for the life of the job."
+        : "The input is bounded, so state ends with the job; the same query over an unbounded source would grow forever.",
+      fix: `SET '${STATE_TTL}' = '<how long a key may stay idle>' (e.g. '24 h'), or use a window (TUMBLE/HOP/...) or an interval join, whose state the watermark frees.`,
+      span: n.span ?? null,
+      node: n.id,
+    });
+  }
+
+  // ---- Sink --------------------------------------------------------------------------------
+
+  private checkSink(n: SinkNode): void {
+    this.checkSinkDelivery(n);
+    this.checkTrustColumns(n);
+  }
+
+  /** The seeds: does a result say how far it can be trusted (is_final, watermark_at, updated_at)? */
+  private checkTrustColumns(n: SinkNode): void {
+    if (TEST_SINKS.has(n.connector) || n.connector === "filesystem") return;
+    if (this.input.viewTables?.has(n.table)) return;
+    const trust = /^(is_final|watermark_at|updated_at|computed_at|processed_at)$/i;
+    if (n.tableSchema.some((f) => trust.test(f.name))) return;
+    this.add({
+      area: "sink",
+      severity: "info",
+      code: "sink.no-trust-columns",
+      message: `${describe(n)} has no column saying how far a row can be trusted (is_final, watermark_at, updated_at)`,
+      why: "A reader cannot tell a provisional result from a final one, or a fresh row from one a stalled job left behind.",
+      fix: "Add e.g. window_time AS watermark_at and CURRENT_TIMESTAMP AS updated_at (and is_final for results that may still change) to the sink table and the query.",
+      span: this.table(n.table)?.span ?? n.span ?? null,
+      node: n.id,
+    });
+  }
+
+  private checkSinkDelivery(n: SinkNode): void {
+    const table = this.table(n.table);
+    const span = n.span ?? table?.span ?? null;
+    const mode = n.inputMode.kind;
+    const changelog = mode !== "insert-only";
+    const pk = n.primaryKey !== null && n.primaryKey.length > 0 ? names(n.tableSchema, n.primaryKey) : null;
+    const receives = changelog ? `an updating changelog (${mode})` : "insert-only rows";
+    if (TEST_SINKS.has(n.connector)) {
+      this.add({
+        area: "sink",
+        severity: "info",
+        code: "sink.not-durable",
+        message: `${describe(n)} receives ${receives} and keeps nothing`,
+        why: "A print, blackhole or collect sink is for development: nothing downstream can rely on it.",
+        fix: "Write to an upsert sink with a primary key (Postgres, upsert-kafka) before deploying.",
+        span,
+        node: n.id,
+      });
+      return;
+    }
+    const format = n.options.format ?? n.options["value.format"];
+    if (n.connector === "filesystem") {
+      this.add({
+        area: "sink",
+        severity: this.feedsFromUnbounded(n) ? "warning" : "info",
+        code: "sink.file-rewritten",
+        message: `${describe(n)} receives ${receives} and writes them as ${format ?? "lines"}; the file is truncated when the job starts`,
+        why: "Every run (and every restart) rewrites the file from the rows it processes; it is not an idempotent store of results for a job that keeps running or restarts.",
+        fix: "For a long-running or restartable job, upsert into Postgres with a PRIMARY KEY (and 'sink.version-column').",
+        span,
+        node: n.id,
+      });
+      return;
+    }
+    if (n.connector === "kafka") {
+      this.add({
+        area: "sink",
+        severity: "warning",
+        code: "sink.at-least-once",
+        message: `${describe(n)} appends ${receives} to a topic, at least once`,
+        why: "After a restart or a restore from a checkpoint, the rows since the last checkpoint are written again: consumers see duplicates (and, for a changelog, repeated changes).",
+        fix: "Use 'upsert-kafka' with a PRIMARY KEY (a compacted topic converges), or have consumers deduplicate by a deterministic key.",
+        span,
+        node: n.id,
+      });
+      return;
+    }
+    if (n.connector === "upsert-kafka" && pk !== null) {
+      this.add({
+        area: "sink",
+        severity: "info",
+        code: "sink.idempotent",
+        message: `${describe(n)} upserts by its PRIMARY KEY (${pk ?? "?"})`,
+        why: "A replayed change rewrites the same key: a compacted topic converges to the same rows.",
+        fix: "Consumers must read the topic as a table (last value per key), not as a stream of events.",
+        span,
+        node: n.id,
+      });
+      return;
+    }
+    if (POSTGRES.has(n.connector) && this.input.viewTables?.has(n.table)) {
+      this.add({
+        area: "sink",
+        severity: "info",
+        code: "sink.view-table",
+        message: `materialized view '${n.table}' upserts its own Postgres table by (${pk ?? "?"})`,
+        why: "The view owns its table and is its only writer: a replay after a restore converges to the same rows.",
+        fix: "Read the table as the view's current contents; write corrections elsewhere (the view rewrites its rows).",
+        span,
+        node: n.id,
+      });
+      return;
+    }
+    if (POSTGRES.has(n.connector)) {
+      if (pk === null) {
+        this.add({
+          area: "sink",
+          severity: "warning",
+          code: "sink.append-duplicates",
+          message: `${describe(n)} has no PRIMARY KEY: rows are INSERTed (append)`,
+          why: "After a restart or restore the rows since the last checkpoint are inserted again: the table gets duplicate rows.",
+          fix: "Declare a deterministic PRIMARY KEY (the result's grain, e.g. window_start + group keys) so that the sink upserts.",
+          span,
+          node: n.id,
+        });
+        return;
+      }
+      const version = n.options["sink.version-column"];
+      if (version === undefined) {
+        const candidates = n.tableSchema
+          .map((f) => f.name)
+          .filter((c) => /(^|_)(version|updated_at|event_time|watermark_at)$/i.test(c));
+        this.add({
+          area: "sink",
+          severity: "warning",
+          code: "sink.no-version-column",
+          message: `${describe(n)} upserts by (${pk}) without 'sink.version-column'`,
+          why: "A replay of the same changes converges, but an older write (a backfill, a restore from an older checkpoint, a second writer) overwrites a newer row.",
+          fix:
+            candidates.length > 0
+              ? `Add 'sink.version-column' = '${candidates[0]}' to the WITH options: an older version then never overwrites a newer one.`
+              : "Add a monotonic version column (an event time, a sequence) and name it in 'sink.version-column'.",
+          span: table?.span ?? span,
+          node: n.id,
+        });
+      } else {
+        this.add({
+          area: "sink",
+          severity: "info",
+          code: "sink.idempotent",
+          message: `${describe(n)} upserts by (${pk}), guarded by the version column '${version}'`,
+          why: "A replayed or older write never overwrites a newer row: the table converges whatever is replayed.",
+          fix: "Make sure the version is monotonic per key (an event time or sequence, not the wall clock of a replay).",
+          span: table?.optionSpans["sink.version-column"]?.key ?? span,
+          node: n.id,
+        });
+      }
+      return;
+    }
+    this.add({
+      area: "sink",
+      severity: "info",
+      code: "sink.unknown",
+      message: `${describe(n)} receives ${receives}`,
+      why: "Whether a replay is idempotent depends on the connector.",
+      fix: "Check that rewriting the same rows leaves the same final state.",
+      span,
+      node: n.id,
+    });
+  }
+
+  // ---- Operations --------------------------------------------------------------------------
+
+  private checkOperations(sources: readonly SourceNode[]): void {
+    const intervalText = this.settings[CP_INTERVAL];
+    const interval = intervalText === undefined ? 0 : parseDuration(intervalText);
+    const dir = this.settings[CP_DIR]?.trim();
+    const unbounded = sources.some((s) => this.unbounded(s));
+    const intervalSpan = this.input.settingSpans.get(CP_INTERVAL) ?? null;
+    if (interval === undefined) {
+      this.add({
+        area: "operations",
+        severity: "error",
+        code: "operations.checkpoint-interval",
+        message: `'${CP_INTERVAL}' = '${intervalText}' is not a duration`,
+        why: "weir run refuses the script.",
+        fix: "Use a duration such as '10 s' or '1 min'.",
+        span: intervalSpan,
+      });
+    } else if (interval === 0) {
+      this.add({
+        area: "operations",
+        severity: unbounded ? "warning" : "info",
+        code: "operations.no-checkpointing",
+        message: "checkpointing is off ('execution.checkpointing.interval' is 0)",
+        why: unbounded
+          ? "A crash loses all state and source positions: the job can only start over (re-reading or skipping input), and its results diverge."
+          : "The input is bounded: a failed run is simply run again; a long-running form of this job needs checkpoints.",
+        fix: `SET '${CP_INTERVAL}' = '10 s'; SET '${CP_DIR}' = '<durable path>'; restart with weir run --restore <dir>.`,
+        span: intervalSpan,
+      });
+    } else if (dir === undefined || dir === "") {
+      this.add({
+        area: "operations",
+        severity: "error",
+        code: "operations.no-checkpoint-dir",
+        message: `'${CP_INTERVAL}' = '${intervalText}' without '${CP_DIR}'`,
+        why: "weir run refuses the script: checkpoints need a directory to be written to.",
+        fix: `SET '${CP_DIR}' = '<durable path>'.`,
+        span: intervalSpan,
+      });
+    } else {
+      this.add({
+        area: "operations",
+        severity: "info",
+        code: "operations.checkpointing",
+        message: `a checkpoint every ${formatMs(interval)} in '${dir}'`,
+        why: `After a crash, weir run --restore ${dir} continues from the newest complete checkpoint; up to ${formatMs(interval)} of input is processed again, so sinks must be idempotent (see Sink).`,
+        fix: "Alert when checkpoints stop completing: the run summary (--json: checkpoints.completed, lastCheckpointId) says how many did.",
+        span: intervalSpan,
+      });
+    }
+    this.add({
+      area: "operations",
+      severity: "info",
+      code: "operations.metrics",
+      message:
+        "what the job reports: per source records read and current watermark; per operator records in/out and lateRecordsDropped; per sink records written and connector counters",
+      why: "The seeds ask to watch Kafka lag and watermark lag together, the late-row rate and checkpoint failures.",
+      fix: "Weir reports them in the run summary (weir run --json, the shell's SHOW JOBS) and the live progress line; it has no metrics endpoint and no Kafka lag metric yet, so alerting must read the summary.",
+      span: null,
+    });
+  }
+}

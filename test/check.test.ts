@@ -1,0 +1,203 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { checkScript, type Finding, type Output, renderFindings, weir } from "@weir/cli";
+import { describe, expect, it } from "vitest";
+
+/**
+ * `weir check`: the seeds' pre-deployment checklist over the planned job.
+ * - test/check/*.sql are deliberately risky scripts, one per checklist item; each lists its
+ *   expected findings at its end (`-- expect: severity code line:column`).
+ * - test/check/sql-examples.expected.txt holds the expected findings of every `sql/*.sql`
+ *   example (and of Nexmark q12, the processing-time window).
+ * Both are compared exactly, as sets of "severity code line:column".
+ */
+
+const ROOT = resolve(import.meta.dirname, "..");
+const CHECK_DIR = join(ROOT, "test", "check");
+
+function capture(): { out: Output; stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return { out: { out: (l) => stdout.push(l), err: (l) => stderr.push(l) }, stdout, stderr };
+}
+
+function findingsOf(relative: string): Finding[] {
+  const { out, stderr } = capture();
+  const source = readFileSync(join(ROOT, relative), "utf8");
+  const r = checkScript(source, relative, out);
+  if (typeof r === "number") throw new Error(`${relative} did not plan (exit ${r}):\n${stderr.join("\n")}`);
+  return r;
+}
+
+function key(f: Finding): string {
+  return `${f.severity} ${f.code} ${f.span === null ? "-" : `${f.span.line}:${f.span.column}`}`;
+}
+
+const risky = readdirSync(CHECK_DIR)
+  .filter((f) => f.endsWith(".sql"))
+  .sort();
+
+describe("weir check on the risky scripts of test/check/", () => {
+  it("has one script per checklist area at least", () => {
+    const areas = new Set(
+      risky.flatMap((f) =>
+        findingsOf(`test/check/${f}`)
+          .filter((x) => x.severity !== "info")
+          .map((x) => x.area),
+      ),
+    );
+    expect([...areas].sort()).toEqual(["operations", "sink", "source", "state", "time"]);
+  });
+
+  for (const file of risky) {
+    it(`${file} gives the findings it lists`, () => {
+      const source = readFileSync(join(CHECK_DIR, file), "utf8");
+      const expected = [...source.matchAll(/^-- expect: (.+)$/gm)].map((m) => m[1]!.trim()).sort();
+      expect(expected.length, "the script lists its expected findings").toBeGreaterThan(0);
+      const findings = findingsOf(`test/check/${file}`);
+      expect(findings.map(key).sort()).toEqual(expected);
+      // A risky script is risky: at least one warning or error.
+      expect(findings.some((f) => f.severity !== "info")).toBe(true);
+      for (const f of findings) {
+        expect(f.why.length, `${f.code}: why`).toBeGreaterThan(10);
+        expect(f.fix.length, `${f.code}: fix`).toBeGreaterThan(10);
+      }
+    });
+  }
+
+  it("names the operator, the keys and the table in what it says", () => {
+    const state = findingsOf("test/check/state_unbounded.sql");
+    expect(state.map((f) => f.message)).toEqual(
+      expect.arrayContaining([
+        "join (node 4) keeps every row of both sides, per join key (order_id = order_id), with no TTL",
+        "group-aggregate (node 5) keeps one accumulator per distinct (customer), with no TTL",
+      ]),
+    );
+    const time = findingsOf("test/check/time_processing_time_window.sql");
+    const window = time.find((f) => f.code === "time.processing-time-window")!;
+    expect(window.message).toBe(
+      "window-aggregate (node 1) windows 'orders' by processing time (PROCTIME()), although 'orders' carries an event time",
+    );
+    expect(window.why).toMatch(/most dangerous pattern/);
+    const sink = findingsOf("test/check/sink_upsert_without_version.sql").find(
+      (f) => f.code === "sink.no-version-column",
+    )!;
+    expect(sink.fix).toBe(
+      "Add 'sink.version-column' = 'updated_at' to the WITH options: an older version then never overwrites a newer one.",
+    );
+  });
+
+  it("a TTL turns the unbounded-state warning into a statement of the policy", () => {
+    const { out } = capture();
+    const source = readFileSync(join(CHECK_DIR, "state_unbounded.sql"), "utf8");
+    const r = checkScript(source, "state_unbounded.sql", out, [["table.exec.state.ttl", "36 h"]]);
+    if (typeof r === "number") throw new Error("did not plan");
+    expect(r.filter((f) => f.code === "state.unbounded")).toEqual([]);
+    expect(r.filter((f) => f.code === "state.ttl").map((f) => f.message)).toContain(
+      "join (node 4) keeps every row of both sides, per join key (order_id = order_id), each for 36 h after its last write",
+    );
+  });
+});
+
+describe("weir check on the sql/ examples", () => {
+  const expectedLines = readFileSync(join(CHECK_DIR, "sql-examples.expected.txt"), "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "");
+  const examples = [
+    ...readdirSync(join(ROOT, "sql"))
+      .filter((f) => f.endsWith(".sql"))
+      .map((f) => `sql/${f}`),
+    "sql/nexmark/q12.sql",
+  ].sort();
+
+  it("every example has its expected findings checked in", () => {
+    const listed = new Set(expectedLines.map((l) => l.slice(0, l.indexOf(": "))));
+    expect([...listed].sort()).toEqual(examples);
+  });
+
+  for (const file of examples) {
+    it(`${file}`, () => {
+      const expected = expectedLines
+        .filter((l) => l.startsWith(`${file}: `))
+        .map((l) => l.slice(file.length + 2))
+        .sort();
+      expect(findingsOf(file).map(key).sort()).toEqual(expected);
+    });
+  }
+});
+
+describe("docs/check.md", () => {
+  it("shows what weir check prints for its example", () => {
+    const doc = readFileSync(join(ROOT, "docs", "check.md"), "utf8");
+    const marker = "<!-- weir check test/check/time_watermark.sql -->\n```text\n";
+    const at = doc.indexOf(marker);
+    expect(at).toBeGreaterThan(0);
+    const block = doc.slice(at + marker.length, doc.indexOf("\n```", at + marker.length));
+    const file = "test/check/time_watermark.sql";
+    const source = readFileSync(join(ROOT, file), "utf8");
+    const r = checkScript(source, file, capture().out);
+    if (typeof r === "number") throw new Error("did not plan");
+    expect(block).toBe(renderFindings(r, source, file).join("\n"));
+  });
+});
+
+describe("the weir check command", () => {
+  const script = join(CHECK_DIR, "time_watermark.sql");
+
+  it("prints each finding at FILE:LINE:COL with the source line, a caret, why and fix", async () => {
+    const { out, stdout } = capture();
+    expect(await weir(["check", script], out)).toBe(0);
+    const text = stdout.join("\n");
+    expect(text).toContain(
+      [
+        `${script}:11:3: warning[time.watermark-zero-delay]: the watermark of 'clicks' is click_time itself: no delay for out-of-order rows`,
+        "  WATERMARK FOR click_time AS click_time",
+        "  ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~",
+        "  why: Any row older than the newest one seen is late: windows close at once and drop (and count) every out-of-order event.",
+      ].join("\n"),
+    );
+    for (const area of ["Source", "Time", "State", "Sink", "Operations"])
+      expect(text).toContain(`== ${area} ==`);
+    expect(stdout.at(-1)).toBe(`${script}: 0 errors, 3 warnings, 6 info`);
+  });
+
+  it("--strict exits 1 on warnings or errors, 0 on info only", async () => {
+    expect(await weir(["check", script, "--strict"], capture().out)).toBe(1);
+    const noDir = join(CHECK_DIR, "operations_no_checkpoint_dir.sql");
+    expect(await weir(["check", noDir, "--strict"], capture().out)).toBe(1);
+    expect(await weir(["check", join(ROOT, "sql", "hello.sql"), "--strict"], capture().out)).toBe(0);
+  });
+
+  it("--json prints the counts and every finding with its location", async () => {
+    const { out, stdout } = capture();
+    expect(await weir(["check", script, "--json"], out)).toBe(0);
+    const j = JSON.parse(stdout.join("\n"));
+    expect(j.file).toBe(script);
+    expect(j.counts).toEqual({ error: 0, warning: 3, info: 6 });
+    expect(j.findings).toContainEqual(
+      expect.objectContaining({
+        area: "time",
+        severity: "warning",
+        code: "time.no-idle-timeout",
+        location: { file: script, line: 7, column: 1 },
+        node: 0,
+      }),
+    );
+  });
+
+  it("an invalid script exits 1 with its diagnostic; an unknown option is refused", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "weir-check-"));
+    const file = join(dir, "bad.sql");
+    writeFileSync(
+      file,
+      "CREATE TABLE t (a INT) WITH ('connector' = 'print');\nINSERT INTO t SELECT b FROM t;\n",
+    );
+    const bad = capture();
+    expect(await weir(["check", file], bad.out)).toBe(1);
+    expect(bad.stderr.join("\n")).toContain(`${file}:2:22: error: `);
+    const opt = capture();
+    expect(await weir(["check", script, "--stritc"], opt.out)).toBe(1);
+    expect(opt.stderr.join("\n")).toContain("unknown option --stritc for 'weir check'");
+  });
+});
