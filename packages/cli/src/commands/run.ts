@@ -14,14 +14,22 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
   const file = cmd.positionals[0];
   if (file === undefined)
     throw new UsageError("weir run needs a file: weir run FILE.sql [--set key=value]...");
+  if (cmd.positionals.length > 1)
+    throw new UsageError(
+      `weir run takes one script, got ${cmd.positionals.length} (${cmd.positionals.join(", ")}): run them one after another, or put their statements in one file`,
+    );
   const source = readSource(file, out);
   if (source === undefined) return 1;
   let maxRuntimeMs: number | undefined;
   const max = cmd.flags.get("max-runtime");
+  if (max === true) throw new UsageError("--max-runtime needs a duration such as 30s or 5min");
   if (typeof max === "string") {
-    maxRuntimeMs = parseDuration(max);
+    // A bare number has no agreed unit (Flink's durations read it as ms, a user means seconds).
+    maxRuntimeMs = /[a-zµ]\s*$/i.test(max) ? parseDuration(max) : undefined;
     if (maxRuntimeMs === undefined)
-      throw new UsageError(`--max-runtime expects a duration such as 30s or 5min, got '${max}'`);
+      throw new UsageError(
+        `--max-runtime expects a duration with a unit such as 500ms, 30s, 5min or 1h, got '${max}'`,
+      );
   }
   const restore = cmd.flags.get("restore");
   if (restore === true) throw new UsageError("--restore needs a checkpoint directory: --restore PATH");

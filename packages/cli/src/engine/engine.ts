@@ -26,8 +26,8 @@ import {
 import type { Output } from "../output.js";
 import { renderBox } from "./boxes.js";
 import { checkpointJobOptions, planCheckpoints } from "./checkpointing.js";
-import { MaterializedViews, serveSetting } from "./materialized-views.js";
-import { formatCheckpointSummary, formatSummary, ProgressLine } from "./summary.js";
+import { Interrupted, MaterializedViews, serveSetting } from "./materialized-views.js";
+import { formatCheckpointSummary, formatSummary, jsonMetrics, ProgressLine } from "./summary.js";
 import { TableauPrinter } from "./tableau.js";
 
 export interface EngineOptions {
@@ -66,6 +66,8 @@ export interface ScriptOptions {
 export const EXIT_OK = 0;
 export const EXIT_INVALID = 1;
 export const EXIT_RUNTIME = 2;
+/** Stopped by Ctrl-C (128 + SIGINT, as shells report it). */
+export const EXIT_INTERRUPTED = 130;
 
 /** A statement that failed validation: its diagnostics are already printed. */
 class Invalid extends Error {}
@@ -84,10 +86,23 @@ export class Engine {
   private restoreUsed = false;
   /** CREATE MATERIALIZED VIEW: targets, catalog entries, the embedded Postgres. */
   readonly views: MaterializedViews;
+  /** Where this engine prints; error lines are also kept for the `--json` error object. */
+  private readonly output: Output;
+  private errorLines: string[] = [];
+  /** Whether the current `runScript` printed a job's JSON summary. */
+  private jsonSummaryPrinted = false;
 
   constructor(private readonly options: EngineOptions) {
     for (const [k, v] of options.settings ?? []) this.session.set(k, v);
     this.connectors = options.connectors ?? createConnectorRegistry();
+    this.output = {
+      out: (l) => options.out.out(l),
+      err: (l) => {
+        this.errorLines.push(l);
+        options.out.err(l);
+      },
+    };
+    // The views' lines are information ("starting embedded Postgres…"), not errors.
     this.views = new MaterializedViews(this.catalog, this.session, options.out);
   }
 
@@ -97,7 +112,7 @@ export class Engine {
   }
 
   private get out(): Output {
-    return this.options.out;
+    return this.output;
   }
 
   /**
@@ -105,14 +120,38 @@ export class Engine {
    * with `serve`, after it ends until `signal` aborts; then the server stops.
    */
   async runScript(source: string, opts: ScriptOptions): Promise<number> {
+    this.errorLines = [];
+    this.jsonSummaryPrinted = false;
+    let code: number = EXIT_RUNTIME;
     try {
-      const code = await this.runStatements(source, opts);
+      code = await this.runStatements(source, opts);
       if (code === EXIT_OK && !opts.dryRun && (opts.serve || serveSetting(this.session.all())))
         await this.views.serve(opts.signal);
-      return code;
+    } catch (e) {
+      this.errorLines.push(`internal error: ${e instanceof Error ? e.message : String(e)}`);
+      throw e;
     } finally {
-      await this.views.stop();
+      // Ctrl-C does not wait for a server that is still starting: it stops once it is up.
+      const stopping = this.views.stop();
+      if (code === EXIT_INTERRUPTED) stopping.catch(() => undefined);
+      else await stopping;
+      if (opts.json) this.printJsonEnd(code, opts);
     }
+    return code;
+  }
+
+  /**
+   * `--json` always ends with one object: the last job's summary, or (when the run failed, was
+   * stopped before its job, or ran no job) `{"reason": ..., "exitCode": ..., "errors": [...]}`.
+   */
+  private printJsonEnd(code: number, opts: ScriptOptions): void {
+    if (this.jsonSummaryPrinted && code === EXIT_OK) return;
+    if (this.jsonSummaryPrinted && code === EXIT_INTERRUPTED && this.errorLines.length === 0) return;
+    const reason =
+      code === EXIT_OK ? (opts.dryRun ? "dry-run" : "end") : code === EXIT_INTERRUPTED ? "aborted" : "error";
+    this.options.out.out(
+      JSON.stringify({ reason, exitCode: code, metrics: null, errors: this.errorLines.slice() }),
+    );
   }
 
   private async runStatements(source: string, opts: ScriptOptions): Promise<number> {
@@ -124,11 +163,13 @@ export class Engine {
     const targets: PlanTarget[] = [];
     try {
       for (const stmt of parsed.statements) {
+        if (opts.signal?.aborted) return this.interrupted(opts);
         const bound = this.bind(stmt, source, opts.file);
         const code = await this.apply(bound, targets, source, opts);
         if (code !== EXIT_OK) return code;
       }
       if (targets.length === 0) return EXIT_OK;
+      if (opts.signal?.aborted) return this.interrupted(opts);
       const dag = this.plan(targets, source, opts.file);
       if (opts.dryRun) {
         const missing = await this.checkSources(dag);
@@ -136,7 +177,7 @@ export class Engine {
           for (const m of missing) this.out.err(m);
           return EXIT_INVALID;
         }
-        this.out.err(
+        this.options.out.err(
           `${opts.file}: OK (${targets.length} INSERT target${targets.length === 1 ? "" : "s"} planned)`,
         );
         return EXIT_OK;
@@ -146,6 +187,12 @@ export class Engine {
       if (e instanceof Invalid) return EXIT_INVALID;
       throw e;
     }
+  }
+
+  /** Ctrl-C before a job ran: nothing more runs. */
+  private interrupted(opts: ScriptOptions): number {
+    this.out.err(`${opts.file}: stopped (Ctrl-C); the remaining statements did not run`);
+    return EXIT_INTERRUPTED;
   }
 
   /** `weir explain`: binds the whole script and prints the plan of its INSERTs and SELECTs. */
@@ -225,7 +272,8 @@ export class Engine {
   }
 
   private report(diagnostics: readonly Diagnostic[], source: string, file: string): void {
-    for (const d of diagnostics) this.out.err(renderDiagnostic(d, source, file));
+    for (const d of diagnostics)
+      (d.severity === "error" ? this.out : this.options.out).err(renderDiagnostic(d, source, file));
   }
 
   private bind(stmt: Statement, source: string, file: string): BoundStatement {
@@ -294,8 +342,9 @@ export class Engine {
         // The view's job joins the script's INSERTs; its table is readable once that job runs.
         let target: TableTarget;
         try {
-          target = await this.views.prepare(bound, opts.dryRun ?? false);
+          target = await this.views.prepare(bound, opts.dryRun ?? false, opts.signal);
         } catch (e) {
+          if (e instanceof Interrupted) return this.interrupted(opts);
           if (e instanceof PlanError)
             this.planning(
               () => {
@@ -360,7 +409,7 @@ export class Engine {
           const problems = await this.checkSources(dag);
           for (const p of problems) this.out.err(p);
           if (problems.length > 0) return EXIT_INVALID;
-          this.out.err(`${opts.file}: OK (SELECT planned)`);
+          this.options.out.err(`${opts.file}: OK (SELECT planned)`);
           return EXIT_OK;
         }
         return await this.execute(dag, opts);
@@ -442,22 +491,22 @@ export class Engine {
       completed: result.checkpoints,
       lastCheckpointId: result.lastCheckpoint?.checkpointId ?? null,
     };
-    if (opts.json)
+    const code = result.reason === "aborted" ? EXIT_INTERRUPTED : EXIT_OK;
+    if (opts.json) {
       this.out.out(
-        JSON.stringify(
-          {
-            reason: result.reason,
-            metrics: result.metrics,
-            ...(checkpointing ? { checkpoints: summary } : {}),
-          },
-          jsonNumbers,
-        ),
+        JSON.stringify({
+          reason: result.reason,
+          exitCode: code,
+          metrics: jsonMetrics(result.metrics),
+          ...(checkpointing ? { checkpoints: summary } : {}),
+        }),
       );
-    else {
-      for (const l of formatSummary(result.metrics)) this.out.err(l);
-      if (checkpointing) for (const l of formatCheckpointSummary(summary)) this.out.err(l);
+      this.jsonSummaryPrinted = true;
+    } else {
+      for (const l of formatSummary(result.metrics, result.reason)) this.options.out.err(l);
+      if (checkpointing) for (const l of formatCheckpointSummary(summary)) this.options.out.err(l);
     }
-    return EXIT_OK;
+    return code;
   }
 }
 
@@ -474,11 +523,4 @@ function showHeader(object: string): string {
     default:
       return "job id";
   }
-}
-
-/** JSON has no infinities: a watermark at the end of input is written as null with a flag. */
-function jsonNumbers(_key: string, value: unknown): unknown {
-  if (value === Number.POSITIVE_INFINITY) return "+Infinity";
-  if (value === Number.NEGATIVE_INFINITY) return "-Infinity";
-  return value;
 }
