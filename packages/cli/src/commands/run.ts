@@ -1,4 +1,4 @@
-import { parseDuration } from "@weir/planner";
+import { checkSetting, parseDuration } from "@weir/planner";
 import type { CommandLine } from "../args.js";
 import { UsageError } from "../args.js";
 import { Engine } from "../engine/engine.js";
@@ -18,6 +18,7 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
     throw new UsageError(
       `weir run takes one script, got ${cmd.positionals.length} (${cmd.positionals.join(", ")}): run them one after another, or put their statements in one file`,
     );
+  checkSets(cmd, out);
   const source = readSource(file, out);
   if (source === undefined) return 1;
   let maxRuntimeMs: number | undefined;
@@ -63,8 +64,21 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
 export async function explainCommand(cmd: CommandLine, out: Output): Promise<number> {
   const file = cmd.positionals[0];
   if (file === undefined) throw new UsageError("weir explain needs a file: weir explain FILE.sql");
+  checkSets(cmd, out);
   const source = readSource(file, out);
   if (source === undefined) return 1;
   const engine = new Engine({ cwd: process.cwd(), out, settings: cmd.sets });
   return engine.explainScript(source, file, cmd.flags.has("changelog-mode") || cmd.flags.has("all"));
+}
+
+/** `--set key=value` is checked as `SET` is: a bad value or an unsupported key is a usage error. */
+function checkSets(cmd: CommandLine, out: Output): void {
+  for (const [key, value] of cmd.sets) {
+    const problem = checkSetting(key, value);
+    if (problem === undefined) continue;
+    const hint = problem.hint ? ` (${problem.hint})` : "";
+    if (problem.severity === "error")
+      throw new UsageError(`--set ${key}=${value}: ${problem.message}${hint}`);
+    out.err(`weir: warning: --set ${key}=${value}: ${problem.message}${hint}`);
+  }
 }

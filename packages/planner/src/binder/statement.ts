@@ -10,6 +10,7 @@ import type {
 } from "../catalog/catalog.js";
 import { describeRows } from "../catalog/catalog.js";
 import type { Session } from "../catalog/session.js";
+import { checkSetting } from "../catalog/settings.js";
 import { SCALAR_FUNCTIONS } from "../functions/scalarFunctions.js";
 import type { LogicalNode } from "../logical.js";
 import { rootContext } from "./context.js";
@@ -89,6 +90,21 @@ export function bindStatement(
   catalog: Catalog,
   session: Session,
 ): BindResult<BoundStatement> {
+  if (stmt.kind === "SetStatement" && stmt.key && stmt.value !== undefined) {
+    const problem = checkSetting(stmt.key.value, stmt.value.value);
+    if (problem !== undefined) {
+      const d: Diagnostic = {
+        code: problem.severity === "error" ? "invalid-setting" : "unknown-setting",
+        message: problem.message,
+        span: problem.at === "key" ? stmt.key.span : stmt.value.span,
+        severity: problem.severity,
+        ...(problem.hint ? { hint: problem.hint } : {}),
+      };
+      if (problem.severity === "error") return { diagnostics: [d] };
+      const r = result(() => bindAndApply(stmt, catalog, session));
+      return { ...r, diagnostics: [d, ...r.diagnostics] };
+    }
+  }
   return result(() => bindAndApply(stmt, catalog, session));
 }
 
