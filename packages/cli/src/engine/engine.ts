@@ -17,6 +17,7 @@ import {
   type TableTarget,
 } from "@weir/planner";
 import {
+  ConnectorError,
   type ConnectorRegistry,
   checkRestorable,
   type JobOptions,
@@ -89,6 +90,8 @@ export class Engine {
   /** Where this engine prints; error lines are also kept for the `--json` error object. */
   private readonly output: Output;
   private errorLines: string[] = [];
+  /** The text of the script being run: run-time errors are shown at its DDL. */
+  private scriptSource = "";
   /** Whether the current `runScript` printed a job's JSON summary. */
   private jsonSummaryPrinted = false;
 
@@ -155,6 +158,7 @@ export class Engine {
   }
 
   private async runStatements(source: string, opts: ScriptOptions): Promise<number> {
+    this.scriptSource = source;
     const parsed = parse(source);
     if (parsed.diagnostics.length > 0) {
       this.report(parsed.diagnostics, source, opts.file);
@@ -172,7 +176,7 @@ export class Engine {
       if (opts.signal?.aborted) return this.interrupted(opts);
       const dag = this.plan(targets, source, opts.file);
       if (opts.dryRun) {
-        const missing = await this.checkSources(dag);
+        const missing = await this.checkSources(dag, opts.file);
         if (missing.length > 0) {
           for (const m of missing) this.out.err(m);
           return EXIT_INVALID;
@@ -406,7 +410,7 @@ export class Engine {
         }
         const dag = this.plan([{ kind: "collect", plan: bound.plan }], source, opts.file);
         if (opts.dryRun) {
-          const problems = await this.checkSources(dag);
+          const problems = await this.checkSources(dag, opts.file);
           for (const p of problems) this.out.err(p);
           if (problems.length > 0) return EXIT_INVALID;
           this.options.out.err(`${opts.file}: OK (SELECT planned)`);
@@ -421,15 +425,31 @@ export class Engine {
     }
   }
 
-  /** Problems reaching the job's sources and sinks (files, Kafka, Postgres), as error lines. */
-  private async checkSources(dag: PhysicalDag): Promise<string[]> {
+  /**
+   * What `weir run` checks before reading data, without running: each source and sink is
+   * created as the job creates it (its options are read), and reached as it opens (files,
+   * Kafka, Postgres and its table). The problems are rendered as the run would print them.
+   */
+  private async checkSources(dag: PhysicalDag, file: string): Promise<string[]> {
     const problems: string[] = [];
     for (const n of dag.nodes) {
       if (n.kind !== "source" && n.kind !== "sink") continue;
-      const problem = await checkReachable(n, this.options.cwd);
-      if (problem !== null) problems.push(`error: ${problem}`);
+      let problem: unknown = null;
+      try {
+        if (n.kind === "source") this.connectors.source(n);
+        else this.connectors.sink(n);
+        problem = await checkReachable(n, this.options.cwd);
+      } catch (e) {
+        problem = e instanceof ConnectorError ? e.ofTable(n.table) : e;
+      }
+      if (problem !== null)
+        problems.push(renderRuntimeError(problem, dag, this.catalog, this.scriptSource, file));
     }
     return problems;
+  }
+
+  private reportRuntimeError(e: unknown, dag: PhysicalDag, file: string): void {
+    this.out.err(renderRuntimeError(e, dag, this.catalog, this.scriptSource, file));
   }
 
   /** Runs a planned job; a bare SELECT's changes print as a tableau on standard output. */
@@ -473,7 +493,7 @@ export class Engine {
       });
     } catch (e) {
       progress?.clear();
-      this.out.err(`${opts.file}: runtime error: ${e instanceof Error ? e.message : String(e)}`);
+      this.reportRuntimeError(e, dag, opts.file);
       return EXIT_RUNTIME;
     }
     progress?.clear();
@@ -508,6 +528,41 @@ export class Engine {
     }
     return code;
   }
+}
+
+/**
+ * A run-time failure as the user reads it. A connector error that names its table is shown at
+ * that table's DDL (at the option it is about, when it names one), like a compile-time error.
+ */
+function renderRuntimeError(
+  e: unknown,
+  dag: PhysicalDag,
+  catalog: Catalog,
+  source: string,
+  file: string,
+): string {
+  const message = e instanceof Error ? e.message : String(e);
+  if (e instanceof ConnectorError && e.table !== undefined) {
+    const object = catalog.get(e.table);
+    const table = object?.kind === "table" ? object : undefined;
+    const option = e.context.option;
+    const node = dag.nodes.find((n) => (n.kind === "source" || n.kind === "sink") && n.table === e.table);
+    const span =
+      (option !== undefined ? table?.optionSpans[option]?.value : undefined) ?? table?.span ?? node?.span;
+    if (span !== undefined && span.end <= source.length) {
+      const d: Diagnostic = {
+        code: "runtime-error",
+        message: `table '${e.table}': ${e.message}`,
+        span,
+        severity: "error",
+        ...(e.hint !== undefined ? { hint: e.hint } : {}),
+      };
+      return renderDiagnostic(d, source, file);
+    }
+    return `${file}: runtime error: table '${e.table}': ${message}${e.hint !== undefined ? `\nhint: ${e.hint}` : ""}`;
+  }
+  const hint = e instanceof ConnectorError && e.hint !== undefined ? `\nhint: ${e.hint}` : "";
+  return `${file}: runtime error: ${message}${hint}`;
 }
 
 function showHeader(object: string): string {

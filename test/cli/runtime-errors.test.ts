@@ -1,0 +1,125 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Engine, type Output } from "@weir/cli";
+import { createConnectorRegistry } from "@weir/connectors";
+import { afterAll, describe, expect, it } from "vitest";
+import { PG_URL, PgFixture } from "../integration/pg-helpers.js";
+
+/** Runs a script as `weir run` does, in `cwd`, capturing standard output and error. */
+async function run(sql: string, cwd: string, extra: { dryRun?: boolean } = {}) {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const out: Output = { out: (l) => stdout.push(l), err: (l) => stderr.push(l) };
+  const text = (sink: string[]) => ({
+    write: (t: string) => {
+      sink.push(...t.replace(/\n$/, "").split("\n"));
+      return true;
+    },
+  });
+  const engine = new Engine({ cwd, out, connectors: createConnectorRegistry({ stdout: text(stdout) }) });
+  const code = await engine.runScript(sql, { file: "job.sql", ...extra });
+  return { code, stdout: stdout.join("\n"), stderr: stderr.join("\n") };
+}
+
+function workdir(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "weir-rt-"));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, ".."), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+
+const ORDERS = (path: string, extra = "") => `CREATE TABLE orders (id INT, amount INT) WITH (
+  'connector' = 'filesystem',
+  'path' = '${path}',
+  'format' = 'json'${extra}
+);
+CREATE TABLE out_t (id INT, amount INT) WITH ('connector' = 'print');
+INSERT INTO out_t SELECT id, amount FROM orders;
+`;
+
+describe("run-time errors are positioned at the table's DDL (issue 17, item 12)", () => {
+  it("a missing input file: FILE:LINE:COL at 'path', the table, a similar name and the working directory", async () => {
+    const cwd = workdir({ "sql/data/orders.jsonl": '{"id": 1, "amount": 5}\n' });
+    const r = await run(ORDERS("sql/data/order.jsonl"), cwd);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      [
+        "job.sql:3:12: error: table 'orders': cannot read 'sql/data/order.jsonl' (no such file)",
+        "  'path' = 'sql/data/order.jsonl',",
+        "           ^~~~~~~~~~~~~~~~~~~~~~",
+        `hint: did you mean 'sql/data/orders.jsonl'? Relative paths resolve against the working directory ${cwd}`,
+      ].join("\n"),
+    );
+  });
+
+  it("--dry-run reports the same error, as a validation error", async () => {
+    const cwd = workdir({});
+    const r = await run(ORDERS("sql/data/order.jsonl"), cwd, { dryRun: true });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      "job.sql:3:12: error: table 'orders': cannot read 'sql/data/order.jsonl' (no such file)",
+    );
+    expect(r.stderr).toContain("The directory 'sql/data' does not exist either.");
+  });
+
+  it("a record that does not parse names the file and line, and the option that skips it", async () => {
+    const cwd = workdir({ "o.jsonl": '{"id": 1, "amount": 5}\n{"id": 2, "amount": "five"}\n' });
+    const r = await run(ORDERS("o.jsonl"), cwd);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.split("\n");
+    expect(lines[0]).toBe(
+      `job.sql:1:1: error: table 'orders': file o.jsonl line 2: field 'amount': cannot read "five" as INT`,
+    );
+    expect(lines[3]).toBe(
+      "hint: to skip records that do not parse (and count them), set 'json.ignore-parse-errors' = 'true' on table 'orders'",
+    );
+  });
+});
+
+describe("blank lines are counted (issue 17, item 20)", () => {
+  it("a JSON file's blank lines are skipped and counted in the summary", async () => {
+    const cwd = workdir({ "o.jsonl": '{"id": 1, "amount": 5}\n\n   \n{"id": 2, "amount": 6}\n' });
+    const r = await run(ORDERS("o.jsonl"), cwd);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe("+I[1, 5]\n+I[2, 6]");
+    expect(r.stderr).toContain("source orders (filesystem): 2 records read, 2 blank lines skipped");
+  });
+});
+
+describe("--dry-run checks what run checks before reading data (issue 17, item 13)", () => {
+  const pg = new PgFixture();
+  afterAll(() => pg.close());
+
+  it("checks the Postgres sink table (columns and key), listing every problem", async () => {
+    await pg.admin();
+    await pg.rows(`CREATE TABLE ${pg.schema}.totals (id integer PRIMARY KEY, total text)`);
+    const sql = `CREATE TABLE src (id INT, total BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '1');
+CREATE TABLE totals (id INT, total BIGINT, extra INT, PRIMARY KEY (extra) NOT ENFORCED) WITH (
+  'connector' = 'postgres', 'url' = '${PG_URL}', 'table-name' = '${pg.schema}.totals');
+INSERT INTO totals SELECT id, total, id FROM src;
+`;
+    const r = await run(sql, workdir({}), { dryRun: true });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("job.sql:2:1: error: table 'totals': ");
+    expect(r.stderr).toContain("its column 'total' is text, but Weir column 'total' is BIGINT");
+    expect(r.stderr).toContain("it has no column 'extra'");
+    // The key is checked too, though columns differ.
+    expect(r.stderr).toContain("it has PRIMARY KEY (id), but the Weir sink table has PRIMARY KEY (extra)");
+  });
+
+  it("refuses a sink option the sink would refuse when opened, at the option", async () => {
+    const sql = `CREATE TABLE k (id INT) WITH ('connector' = 'kafka', 'topic' = 't',
+  'properties.bootstrap.servers' = '127.0.0.1:9', 'format' = 'json',
+  'sink.delivery-guarantee' = 'exactly-once');
+INSERT INTO k VALUES (1);
+`;
+    const r = await run(sql, workdir({}), { dryRun: true });
+    expect(r.code).toBe(1);
+    expect(r.stderr.split("\n")[0]).toBe(
+      "job.sql:3:31: error: 'sink.delivery-guarantee' = 'exactly-once' is not implemented yet",
+    );
+  });
+});
