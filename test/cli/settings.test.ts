@@ -87,3 +87,20 @@ describe("SET checks keys and values at SET time", () => {
     expect(checkSetting("execution.checkpointing.num-retained", "0")?.severity).toBe("error");
   });
 });
+
+describe("STOP JOB in weir run (issue 17, docs: never silently misread)", () => {
+  it("refuses WITH SAVEPOINT / WITH DRAIN at the statement, and STOP JOB without a job", async () => {
+    const sp = tempFile("sp.sql", "SELECT 1 AS x;\nSTOP JOB 'abc' WITH SAVEPOINT;\n");
+    const r = await runWeir(["run", sp]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `${sp}:2:1: error: STOP JOB ... WITH SAVEPOINT is not supported: Weir has no savepoints`,
+    );
+    const drain = tempFile("dr.sql", "STOP JOB 'abc' WITH DRAIN;\n");
+    expect((await runWeir(["run", drain])).stderr).toContain("WITH DRAIN is not supported");
+    const plain = tempFile("pl.sql", "STOP JOB 'abc';\n");
+    const p = await runWeir(["run", plain]);
+    expect(p.code).toBe(1);
+    expect(p.stderr).toContain("STOP JOB 'abc': no job is running");
+  });
+});

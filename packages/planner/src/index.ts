@@ -1,3 +1,4 @@
+export { MAX_STATEMENT_DEPTH } from "./binder/depth.js";
 export * from "./binder/index.js";
 export * from "./catalog/catalog.js";
 export * from "./catalog/connector-options.js";
