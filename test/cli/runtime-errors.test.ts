@@ -81,6 +81,24 @@ INSERT INTO totals SELECT id, total, id FROM src;
     expect(r.stderr).toContain("it has PRIMARY KEY (id), but the Weir sink table has PRIMARY KEY (extra)");
   });
 
+  it("a NUL character in a STRING bound for Postgres fails naming the table, column and row (item 20)", async () => {
+    await pg.rows(`CREATE TABLE ${pg.schema}.names (id integer PRIMARY KEY, name text)`);
+    const cwd = workdir({ "in.jsonl": '{"id": 1, "name": "ok"}\n{"id": 2, "name": "a\\u0000b"}\n' });
+    const sql = `CREATE TABLE src (id INT, name STRING) WITH ('connector' = 'filesystem', 'path' = 'in.jsonl', 'format' = 'json');
+CREATE TABLE names (id INT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH (
+  'connector' = 'postgres', 'url' = '${PG_URL}', 'table-name' = '${pg.schema}.names');
+INSERT INTO names SELECT id, name FROM src;
+`;
+    const r = await run(sql, cwd);
+    expect(r.code).toBe(2);
+    expect(r.stderr.split("\n")[0]).toBe(
+      `job.sql:2:1: error: table 'names': column 'name' of the row [2, "a\\u0000b"]: a STRING value holds a NUL character (U+0000), which Postgres text cannot store`,
+    );
+    expect(r.stderr).toContain("hint: remove it in the query, e.g. REPLACE(name, CHR(0), '')");
+    // Nothing of the failed flush was written.
+    expect(await pg.rows(`SELECT count(*)::text FROM ${pg.schema}.names`)).toEqual([["0"]]);
+  });
+
   it("refuses a sink option the sink would refuse when opened, at the option", async () => {
     const sql = `CREATE TABLE k (id INT) WITH ('connector' = 'kafka', 'topic' = 't',
   'properties.bootstrap.servers' = '127.0.0.1:9', 'format' = 'json',

@@ -312,12 +312,18 @@ export class KafkaSourceReader implements SourceReader {
     return true;
   }
 
+  /** Counts a record whose value is null, empty or blank (it holds no row); returns 0. */
+  private skippedEmpty(): number {
+    this.metrics.set("emptyValuesSkipped", (this.metrics.get("emptyValuesSkipped") ?? 0) + 1);
+    return 0;
+  }
+
   /** Decodes one record into rows of `out`; returns how many. Bad records fail or are skipped. */
   private decode(m: KafkaMessage, part: PartitionState, out: ChangeBatchBuilder): number {
     const keyed = this.keyDecoder;
     try {
       if (m.value === null) {
-        if (!this.upsert || keyed === null) return 0; // Flink drops null values of the plain connector.
+        if (!this.upsert || keyed === null) return this.skippedEmpty(); // Flink drops them; Weir counts them.
         const key = keyed.decode(m.key);
         if (key === null) throw new FormatError("a tombstone without a key");
         out.push(Op.DELETE, this.assemble(null, key, m, part));
@@ -325,7 +331,7 @@ export class KafkaSourceReader implements SourceReader {
       }
       const scratch = this.scratch;
       this.valueDecoder.decode(m.value, scratch);
-      if (scratch.length === 0) return 0;
+      if (scratch.length === 0) return this.skippedEmpty(); // an empty or blank value: no record
       const key = keyed !== null && this.keyAlways ? keyed.decode(m.key) : null;
       const decoded = scratch.finish();
       for (let i = 0; i < decoded.length; i++) {

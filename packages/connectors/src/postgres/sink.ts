@@ -221,7 +221,12 @@ export class PostgresSinkWriter implements SinkWriter {
       try {
         await this.writeBatch(batch);
       } catch (e) {
-        this.failure = e instanceof Error ? e : new Error(String(e));
+        this.failure =
+          e instanceof ConnectorError
+            ? e.ofTable(this.node.table)
+            : e instanceof Error
+              ? e
+              : new Error(String(e));
       }
     });
   }
@@ -288,7 +293,7 @@ export class PostgresSinkWriter implements SinkWriter {
   }
 
   private statementError(e: unknown): ConnectorError {
-    if (e instanceof ConnectorError) return e;
+    if (e instanceof ConnectorError) return e.ofTable(this.node.table);
     const state = sqlState(e);
     // Class 22 (data exception) and 23 (integrity constraint): the rows, not the server.
     const user = state !== undefined && (state.startsWith("22") || state.startsWith("23"));
