@@ -4,6 +4,7 @@ import {
   type BoundStatement,
   bindStatement,
   Catalog,
+  dagForDisplay,
   describeRows,
   explainDag,
   materializedViewTarget,
@@ -11,8 +12,11 @@ import {
   type PhysicalDag,
   PlanError,
   type PlanTarget,
+  redactOption,
   Session,
   type SourceSpan,
+  scrubSecrets,
+  secretValues,
   showCreate,
   type TableTarget,
 } from "@weir/planner";
@@ -100,7 +104,9 @@ export class Engine {
     this.connectors = options.connectors ?? createConnectorRegistry();
     this.output = {
       out: (l) => options.out.out(l),
-      err: (l) => {
+      err: (raw) => {
+        // An error message may quote an option or a server's answer: never a password.
+        const l = scrubSecrets(raw, this.secrets());
         this.errorLines.push(l);
         options.out.err(l);
       },
@@ -112,6 +118,21 @@ export class Engine {
   /** Stops what outlives a statement (the embedded Postgres of the materialised views). */
   close(): Promise<void> {
     return this.views.stop();
+  }
+
+  /** Secrets written in the script's `WITH (...)` and `OPTIONS(...)` (echoed source lines show them). */
+  private scriptSecrets: string[] = [];
+
+  /** The secrets of the script and of the catalog's tables and views (see `secretValues`). */
+  private secrets(): string[] {
+    const out: string[] = [...this.scriptSecrets];
+    for (const kind of ["table", "materialized-view"] as const) {
+      for (const name of this.catalog.names(kind)) {
+        const o = this.catalog.get(name);
+        if (o !== undefined && o.kind !== "view") out.push(...secretValues(o.options));
+      }
+    }
+    return out;
   }
 
   private get out(): Output {
@@ -160,6 +181,7 @@ export class Engine {
   private async runStatements(source: string, opts: ScriptOptions): Promise<number> {
     this.scriptSource = source;
     const parsed = parse(source);
+    this.scriptSecrets = optionSecrets(parsed.statements);
     if (parsed.diagnostics.length > 0) {
       this.report(parsed.diagnostics, source, opts.file);
       return parsed.diagnostics.some((d) => d.severity === "error") ? EXIT_INVALID : EXIT_OK;
@@ -362,7 +384,8 @@ export class Engine {
         return EXIT_INVALID;
       case "set":
         if (bound.key === undefined) {
-          for (const [k, v] of Object.entries(bound.settings)) this.out.out(`'${k}' = '${v}'`);
+          for (const [k, v] of Object.entries(bound.settings))
+            this.out.out(`'${k}' = '${redactOption(k, v)}'`);
         }
         return EXIT_OK;
       case "create-table-as":
@@ -434,7 +457,8 @@ export class Engine {
               ? [{ kind: "table", table: t.insert.sink, plan: t.insert.plan, span: t.insert.span }]
               : t.inserts.map((i) => ({ kind: "table" as const, table: i.sink, plan: i.plan, span: i.span }));
         const dag = this.plan(explainTargets, source, opts.file);
-        if (bound.details.includes("JSON_EXECUTION_PLAN")) this.out.out(JSON.stringify(dag, null, 2));
+        if (bound.details.includes("JSON_EXECUTION_PLAN"))
+          this.out.out(JSON.stringify(dagForDisplay(dag), null, 2));
         else this.out.out(explainDag(dag, { changelogMode: bound.details.includes("CHANGELOG_MODE") }));
         return EXIT_OK;
       }
@@ -564,6 +588,27 @@ export class Engine {
     }
     return code;
   }
+}
+
+/** The secrets among every option pair of `statements` (an iterative walk of the syntax trees). */
+function optionSecrets(statements: readonly Statement[]): string[] {
+  const found: string[] = [];
+  const stack: unknown[] = [...statements];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== "object" || v === null) continue;
+    if (Array.isArray(v)) {
+      for (const x of v) stack.push(x);
+      continue;
+    }
+    const node = v as { kind?: unknown; key?: { value: string }; value?: { value: string } };
+    if (node.kind === "OptionPair" && node.key && node.value) {
+      found.push(...secretValues({ [node.key.value]: node.value.value }));
+      continue;
+    }
+    for (const key in node) if (key !== "span") stack.push((node as Record<string, unknown>)[key]);
+  }
+  return [...new Set(found)];
 }
 
 /**

@@ -1,4 +1,5 @@
 import { parseDuration, parseMemorySize } from "./durations.js";
+import { redactUrl } from "./secrets.js";
 
 /**
  * What each connector and format accepts in `WITH (...)`, checked at plan time so that a typo
@@ -470,7 +471,7 @@ export function validateOptions(
       problems.push({
         key: "url",
         at: "value",
-        message: `option 'url' = '${url}' is not a PostgreSQL URL`,
+        message: `option 'url' = '${redactUrl(url)}' is not a PostgreSQL URL`,
         hint:
           spec.name === "jdbc"
             ? "Weir's jdbc connector speaks to PostgreSQL: jdbc:postgresql://host:port/database (or postgres://...)"
