@@ -99,6 +99,18 @@ INSERT INTO names SELECT id, name FROM src;
     expect(await pg.rows(`SELECT count(*)::text FROM ${pg.schema}.names`)).toEqual([["0"]]);
   });
 
+  it("refuses a Kafka sink of two topics before reaching any server", async () => {
+    const sql = `CREATE TABLE k (id INT) WITH ('connector' = 'kafka', 'topic' = 'a;b',
+  'properties.bootstrap.servers' = '127.0.0.1:9', 'format' = 'json');
+INSERT INTO k VALUES (1);
+`;
+    const r = await run(sql, workdir({}), { dryRun: true });
+    expect(r.code).toBe(1);
+    expect(r.stderr.split("\n")[0]).toBe(
+      "job.sql:1:64: error: table 'k': a Kafka sink writes to exactly one 'topic'",
+    );
+  });
+
   it("refuses a sink option the sink would refuse when opened, at the option", async () => {
     const sql = `CREATE TABLE k (id INT) WITH ('connector' = 'kafka', 'topic' = 't',
   'properties.bootstrap.servers' = '127.0.0.1:9', 'format' = 'json',

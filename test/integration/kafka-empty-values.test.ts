@@ -27,4 +27,24 @@ INSERT INTO p SELECT id FROM src;
     const line = r.err.find((l) => l.includes("source src (kafka)"));
     expect(line).toMatch(/: 2 records read, .*3 empty values skipped/);
   });
+
+  it("a record that does not parse is shown at the table's DDL with the option that skips it (item 12)", async () => {
+    const topic = await kafka.topic("bad-record", 1);
+    await kafka.produce(topic, [{ value: '{"id": 1}' }, { value: '{"id": "one"}' }]);
+    const r = await runSql(`CREATE TABLE src (id INT) WITH (
+  'connector' = 'kafka', 'topic' = '${topic}', 'format' = 'json',
+  'properties.bootstrap.servers' = '${brokers()}',
+  'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset');
+CREATE TABLE p (id INT) WITH ('connector' = 'blackhole');
+INSERT INTO p SELECT id FROM src;
+`);
+    expect(r.code).toBe(2);
+    const text = r.err.join("\n");
+    expect(text).toContain(
+      `test.sql:1:1: error: table 'src': topic ${topic} partition 0 offset 1: field 'id': cannot read "one" as INT`,
+    );
+    expect(text).toContain(
+      "hint: to skip records that do not parse (and count them), set 'json.ignore-parse-errors' = 'true' on table 'src'",
+    );
+  });
 });
