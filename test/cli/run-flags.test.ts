@@ -153,6 +153,50 @@ SELECT 'after the view' AS next_statement;
     });
   }
 
+  /** Spawns bin/weir on an unbounded job, sends SIGINT once its first row is printed. */
+  function interruptRunningJob(
+    args: string[],
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const file = tempFile(
+      "unbounded.sql",
+      `CREATE TABLE s (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '50');
+CREATE TABLE p (id INT) WITH ('connector' = 'print');
+INSERT INTO p SELECT id FROM s;
+`,
+    );
+    return new Promise((done, fail) => {
+      const child = spawn(WEIR, ["run", file, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      let sent = false;
+      child.stdout.on("data", (d: Buffer) => {
+        stdout += d.toString();
+        if (!sent && stdout.includes("+I[")) {
+          sent = true;
+          child.kill("SIGINT");
+        }
+      });
+      child.stderr.on("data", (d: Buffer) => {
+        stderr += d.toString();
+      });
+      child.on("error", fail);
+      child.on("close", (code) => done({ code, stdout, stderr }));
+    });
+  }
+
+  it.skipIf(!existsSync(join(ROOT, "packages/cli/dist/main.js")))(
+    "stops a running job: the text and the JSON summaries agree, exit 130",
+    async () => {
+      const t = await interruptRunningJob([]);
+      expect(t.code, t.stderr).toBe(130);
+      expect(t.stderr).toMatch(/^Job stopped \(Ctrl-C\) after \d+\.\d+ s$/m);
+      expect(t.stderr).not.toContain("Job finished");
+      const j = await interruptRunningJob(["--json"]);
+      expect(j.code, j.stderr).toBe(130);
+      expect(lastObject(j.stdout)).toMatchObject({ reason: "aborted", exitCode: 130 });
+    },
+  );
+
   it.skipIf(!existsSync(join(ROOT, "packages/cli/dist/main.js")))(
     "aborts the embedded Postgres start-up and the remaining statements, exits 130",
     async () => {
