@@ -99,6 +99,24 @@ INSERT INTO names SELECT id, name FROM src;
     expect(await pg.rows(`SELECT count(*)::text FROM ${pg.schema}.names`)).toEqual([["0"]]);
   });
 
+  it("checks the checkpoint settings and --restore as the run does", async () => {
+    const sql = `SET 'execution.checkpointing.interval' = '10 s';
+CREATE TABLE s (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1');
+CREATE TABLE p (id INT) WITH ('connector' = 'blackhole');
+INSERT INTO p SELECT id FROM s;
+`;
+    const r = await run(sql, workdir({}), { dryRun: true });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      "job.sql: error: 'execution.checkpointing.interval' = '10 s' needs a checkpoint directory",
+    );
+    const cwd = workdir({});
+    const restore = await run(sql.replace(/^SET .*\n/, ""), cwd, { dryRun: true, restore: "no/such/chk-1" });
+    expect(restore.code).toBe(1);
+    expect(restore.stderr).toContain("job.sql: error: ");
+    expect(restore.stderr).not.toContain("OK");
+  });
+
   it("refuses a Kafka sink of two topics before reaching any server", async () => {
     const sql = `CREATE TABLE k (id INT) WITH ('connector' = 'kafka', 'topic' = 'a;b',
   'properties.bootstrap.servers' = '127.0.0.1:9', 'format' = 'json');

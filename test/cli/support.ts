@@ -5,7 +5,11 @@ import { Engine, type Output } from "@weir/cli";
 import { createConnectorRegistry } from "@weir/connectors";
 
 /** Runs a script as `weir run` does, in `cwd`, capturing standard output and error. */
-export async function run(sql: string, cwd: string, extra: { dryRun?: boolean; json?: boolean } = {}) {
+export async function run(
+  sql: string,
+  cwd: string,
+  extra: { dryRun?: boolean; json?: boolean; restore?: string } = {},
+) {
   const stdout: string[] = [];
   const stderr: string[] = [];
   const out: Output = { out: (l) => stdout.push(l), err: (l) => stderr.push(l) };

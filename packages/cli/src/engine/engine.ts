@@ -30,7 +30,7 @@ import {
 } from "@weir/runtime";
 import type { Output } from "../output.js";
 import { renderBox } from "./boxes.js";
-import { checkpointJobOptions, planCheckpoints } from "./checkpointing.js";
+import { type CheckpointPlan, checkpointJobOptions, planCheckpoints } from "./checkpointing.js";
 import { optionSecrets, renderRuntimeError } from "./errors.js";
 import { Interrupted, MaterializedViews, serveSetting } from "./materialized-views.js";
 import { formatCheckpointSummary, formatSummary, jsonMetrics, ProgressLine } from "./summary.js";
@@ -199,6 +199,7 @@ export class Engine {
       if (opts.signal?.aborted) return this.interrupted(opts);
       const dag = this.plan(targets, source, opts.file);
       if (opts.dryRun) {
+        if (this.checkpointPlan(dag, opts) === undefined) return EXIT_INVALID;
         const missing = await this.checkSources(dag, opts.file);
         if (missing.length > 0) {
           for (const m of missing) this.out.err(m);
@@ -513,16 +514,17 @@ export class Engine {
     this.out.err(renderRuntimeError(e, dag, this.catalog, this.scriptSource, file));
   }
 
-  /** Runs a planned job; a bare SELECT's changes print as a tableau on standard output. */
-  async execute(dag: PhysicalDag, opts: ScriptOptions): Promise<number> {
-    const zone = this.session.localTimeZone;
-    const printers = new Map<readonly unknown[], TableauPrinter>();
+  /**
+   * The job's checkpoint settings and `--restore` (the first job only), checked as the run does
+   * before reading data (also under `--dry-run`); undefined when they are wrong (printed).
+   */
+  private checkpointPlan(dag: PhysicalDag, opts: ScriptOptions): CheckpointPlan | undefined {
     const restorePath = this.restoreUsed ? undefined : opts.restore;
     this.restoreUsed = true;
     const checkpoints = planCheckpoints(this.session.all(), restorePath, this.options.cwd);
     if (!checkpoints.ok) {
       this.out.err(`${opts.file}: error: ${checkpoints.message}`);
-      return EXIT_INVALID;
+      return undefined;
     }
     const restored = checkpoints.plan.restore;
     if (restored) {
@@ -530,14 +532,24 @@ export class Engine {
         checkRestorable(restored.checkpoint, dag);
       } catch (e) {
         this.out.err(`${opts.file}: error: ${(e as Error).message} (${restored.path})`);
-        return EXIT_INVALID;
+        return undefined;
       }
     }
+    return checkpoints.plan;
+  }
+
+  /** Runs a planned job; a bare SELECT's changes print as a tableau on standard output. */
+  async execute(dag: PhysicalDag, opts: ScriptOptions): Promise<number> {
+    const zone = this.session.localTimeZone;
+    const printers = new Map<readonly unknown[], TableauPrinter>();
+    const checkpoints = this.checkpointPlan(dag, opts);
+    if (checkpoints === undefined) return EXIT_INVALID;
+    const restored = checkpoints.restore;
     const progress = this.options.progress ? new ProgressLine(this.options.progress) : null;
     let result: JobResult;
     try {
       result = await runJob(dag, {
-        ...checkpointJobOptions(checkpoints.plan),
+        ...checkpointJobOptions(checkpoints),
         ...(progress ? { onProgress: (m) => progress.update(m) } : {}),
         connectors: this.connectors,
         cwd: this.options.cwd,
@@ -566,7 +578,7 @@ export class Engine {
       new TableauPrinter(dag.nodes[collects[0]!]!.schema, (l) => this.out.out(l), zone).end();
     }
     for (const p of printers.values()) p.end();
-    const checkpointing = checkpoints.plan.store || restored;
+    const checkpointing = checkpoints.store || restored;
     const summary = {
       restoredFrom: restored ? { checkpointId: restored.checkpoint.checkpointId, path: restored.path } : null,
       completed: result.checkpoints,
