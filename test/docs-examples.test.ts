@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { Engine, type Output } from "@weir/cli";
@@ -17,9 +26,17 @@ import { describe, expect, it } from "vitest";
  * - `<!-- exit: N -->` expects exit code N instead of 0 (examples of errors).
  * A block followed by `<!-- output -->` and a ```text block must print exactly that text: what
  * goes to standard output (print sink lines and SELECT tableaus) when the expected exit code is
- * 0, what goes to standard error (the diagnostics) otherwise. The run summary (timings) goes to
- * standard error and is not compared for successful runs. The script's file name is
- * `example.sql`.
+ * 0, what goes to standard error (the diagnostics) otherwise. The run summary goes to standard
+ * error: a `<!-- stderr -->` line before a later code block (after the output, if any) compares
+ * it too, with durations (`0.01 s`) matching any duration. The script's file name is
+ * `example.sql`; `<!-- file: NAME -->` also saves the block as NAME for the transcripts below.
+ *
+ * A code block whose first line is `$ bin/weir ...` is a **transcript**: the command runs (the
+ * real CLI, bin/weir) in one working directory per docs file, which holds the file's saved
+ * blocks (and `docs/examples`, `sql/` as for the SQL blocks), and must print the
+ * rest of the block: standard output, then standard error. `...` in an expected line matches any
+ * text, durations match any duration, and `/home/me/weir` stands for the working directory.
+ * `<!-- exit: N -->` before a transcript expects exit code N (default 0).
  */
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -33,6 +50,63 @@ interface SqlExample {
   readonly planOnly?: string;
   readonly exit: number;
   readonly output?: string;
+  readonly stderr?: string;
+  readonly saveAs?: string;
+}
+
+interface Transcript {
+  readonly file: string;
+  readonly line: number;
+  readonly argv: readonly string[];
+  readonly expected: string;
+  readonly exit: number;
+}
+
+/** Every code block whose first line is `$ bin/weir ...`, with its expected output. */
+function extractTranscripts(file: string, text: string): Transcript[] {
+  const lines = text.split("\n");
+  const out: Transcript[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const fence = /^```(\w*)$/.exec(lines[i]!.trim());
+    if (!fence) continue;
+    // Every block is skipped whole (its closing fence is no opening), transcripts are read.
+    const start = i;
+    const body: string[] = [];
+    for (i++; i < lines.length && lines[i]!.trim() !== "```"; i++) body.push(lines[i]!);
+    if (!["", "text", "console", "sh"].includes(fence[1]!)) continue;
+    const m = /^\$ bin\/weir (.*)$/.exec(body[0] ?? "");
+    if (!m) continue;
+    let exit = 0;
+    for (let j = start - 1; j >= 0 && lines[j]!.trim().startsWith("<!--"); j--) {
+      const e = /^<!--\s*exit:\s*(\d+)\s*-->$/.exec(lines[j]!.trim());
+      if (e) exit = Number(e[1]);
+    }
+    out.push({
+      file,
+      line: start + 1,
+      argv: m[1]!.trim().split(/\s+/),
+      expected: body.slice(1).join("\n"),
+      exit,
+    });
+  }
+  return out;
+}
+
+/** The working directory the docs show (`/home/me/weir`). */
+const DOC_CWD = "/home/me/weir";
+
+/** Whether `actual` is what the docs show as `expected` (`...`, durations and DOC_CWD as above). */
+function matchesDocumented(actual: string, expected: string, cwd: string): boolean {
+  const a = normalise(actual.split(cwd).join(DOC_CWD)).split("\n");
+  const e = normalise(expected).split("\n");
+  if (a.length !== e.length) return false;
+  return e.every((line, i) => {
+    const pattern = line
+      .split("...")
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\d+\\\.\d+ s\b/g, "\\d+\\.\\d+ s"))
+      .join(".*");
+    return new RegExp(`^${pattern}$`).test(a[i]!);
+  });
 }
 
 function markdownFiles(dir: string): string[] {
@@ -56,6 +130,7 @@ function extractSqlExamples(file: string, text: string): SqlExample[] {
     for (i++; i < lines.length && lines[i]!.trim() !== "```"; i++) body.push(lines[i]!);
     let continues: string | undefined;
     let planOnly: string | undefined;
+    let saveAs: string | undefined;
     let exit = 0;
     for (let j = start - 1; j >= 0 && lines[j]!.trim().startsWith("<!--"); j--) {
       const m = /^<!--\s*([a-z-]+):\s*(.*?)\s*-->$/.exec(lines[j]!.trim());
@@ -64,6 +139,7 @@ function extractSqlExamples(file: string, text: string): SqlExample[] {
       else if (m[1] === "not-runnable")
         throw new Error(`${file}:${j + 1}: every docs example runs; use continues: or plan-only:`);
       else if (m[1] === "plan-only") planOnly = m[2]!;
+      else if (m[1] === "file") saveAs = m[2]!;
       else if (m[1] === "exit") exit = Number(m[2]);
     }
     let k = i + 1;
@@ -79,6 +155,20 @@ function extractSqlExamples(file: string, text: string): SqlExample[] {
       output = expected.join("\n");
       i = k;
     }
+    // `<!-- stderr -->` before a later block (prose may come between) compares standard error.
+    let stderr: string | undefined;
+    for (let j = i + 1; j < lines.length && !lines[j]!.trim().startsWith("```"); j++) {
+      if (lines[j]!.trim() !== "<!-- stderr -->") continue;
+      let b = j + 1;
+      while (b < lines.length && lines[b]!.trim() === "") b++;
+      if (!lines[b]?.trim().startsWith("```"))
+        throw new Error(`${file}:${j + 1}: <!-- stderr --> must be followed by a code block`);
+      const expected: string[] = [];
+      for (b++; b < lines.length && lines[b]!.trim() !== "```"; b++) expected.push(lines[b]!);
+      stderr = expected.join("\n");
+      i = b;
+      break;
+    }
     examples.push({
       file,
       line: start + 1,
@@ -87,6 +177,8 @@ function extractSqlExamples(file: string, text: string): SqlExample[] {
       ...(continues !== undefined ? { continues } : {}),
       ...(planOnly !== undefined ? { planOnly } : {}),
       ...(output !== undefined ? { output } : {}),
+      ...(stderr !== undefined ? { stderr } : {}),
+      ...(saveAs !== undefined ? { saveAs } : {}),
     });
   }
   return examples;
@@ -141,6 +233,9 @@ function normalise(text: string): string {
 const examples = markdownFiles(DOCS).flatMap((f) =>
   extractSqlExamples(relative(ROOT, f), readFileSync(f, "utf8")),
 );
+const transcripts = markdownFiles(DOCS).flatMap((f) =>
+  extractTranscripts(relative(ROOT, f), readFileSync(f, "utf8")),
+);
 
 describe("extractSqlExamples", () => {
   it("reads blocks, markers and expected output", () => {
@@ -171,6 +266,49 @@ describe("extractSqlExamples", () => {
   });
 });
 
+/** Per docs file, the directory its transcripts run in: `<!-- file: NAME -->` blocks are saved there. */
+const transcriptDirs = new Map<string, string>();
+function transcriptDir(file: string): string {
+  let dir = transcriptDirs.get(file);
+  if (dir === undefined) {
+    dir = workdir();
+    transcriptDirs.set(file, dir);
+  }
+  return dir;
+}
+
+describe("extractTranscripts and matchesDocumented", () => {
+  it("reads `$ bin/weir` blocks (not the closing fence of a sql block) and their exit marker", () => {
+    const md = [
+      "```sql",
+      "SELEC 1;",
+      "```",
+      "",
+      "<!-- exit: 1 -->",
+      "```",
+      "$ bin/weir parse bad.sql",
+      "bad.sql:1:1: error: x",
+      "```",
+    ].join("\n");
+    expect(extractTranscripts("x.md", md)).toEqual([
+      { file: "x.md", line: 6, argv: ["parse", "bad.sql"], expected: "bad.sql:1:1: error: x", exit: 1 },
+    ]);
+  });
+
+  it("matches '...', any duration and the documented working directory, and nothing else", () => {
+    expect(
+      matchesDocumented(
+        "Job finished in 1.23 s\n  at /tmp/w/x",
+        "Job finished in 0.00 s\n  at /home/me/weir/x",
+        "/tmp/w",
+      ),
+    ).toBe(true);
+    expect(matchesDocumented("Sink(fields=[a, b]), k", "Sink(fields=[...]), k", "/")).toBe(true);
+    expect(matchesDocumented("Sink(fields=[a, b])", "Sink(fields=[...]), k", "/")).toBe(false);
+    expect(matchesDocumented("a\nb", "a", "/")).toBe(false);
+  });
+});
+
 describe("SQL examples in docs/", () => {
   it("finds the examples", () => {
     expect(examples.length).toBeGreaterThan(20);
@@ -183,12 +321,39 @@ describe("SQL examples in docs/", () => {
       // Blocks of a file run in order; a `continues` block reuses the previous block's directory.
       const cwd = ex.continues !== undefined ? (lastDir.get(ex.file) ?? workdir()) : workdir();
       lastDir.set(ex.file, cwd);
+      if (ex.saveAs !== undefined) writeFileSync(join(transcriptDir(ex.file), ex.saveAs), `${ex.sql}\n`);
       const run = await runExample(ex, cwd);
       expect(run.code, `${name}\n--- stderr:\n${run.stderr}\n--- stdout:\n${run.stdout}`).toBe(ex.exit);
       if (ex.output !== undefined) {
         const actual = ex.exit === 0 ? run.stdout : run.stderr;
         expect(normalise(actual), name).toBe(normalise(ex.output));
       }
+      if (ex.stderr !== undefined)
+        expect(matchesDocumented(run.stderr, ex.stderr, cwd), `${name} standard error:\n${run.stderr}`).toBe(
+          true,
+        );
+    });
+  }
+});
+
+describe("weir transcripts in docs/", () => {
+  it("finds the transcripts", () => {
+    expect(transcripts.length).toBeGreaterThan(3);
+  });
+
+  const built = existsSync(join(ROOT, "packages/cli/dist/main.js"));
+  for (const t of transcripts) {
+    const name = `${t.file}:${t.line}: $ bin/weir ${t.argv.join(" ")}`;
+    it.skipIf(!built)(name, () => {
+      // The SQL examples ran first and saved their `<!-- file: -->` blocks here.
+      const cwd = transcriptDir(t.file);
+      const r = spawnSync(join(ROOT, "bin/weir"), [...t.argv], { cwd, encoding: "utf8" });
+      const actual = [r.stdout.trimEnd(), r.stderr.trimEnd()].filter((x) => x !== "").join("\n");
+      expect(r.status, `${name}\n${actual}`).toBe(t.exit);
+      expect(
+        matchesDocumented(actual, t.expected, cwd),
+        `${name}: the docs show\n${t.expected}\n--- it prints:\n${actual}`,
+      ).toBe(true);
     });
   }
 });

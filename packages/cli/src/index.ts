@@ -5,7 +5,7 @@ export { checkJob } from "./check/checklist.js";
 export { findingsJson, renderFindings } from "./check/report.js";
 export { checkScript, planForCheck } from "./commands/check.js";
 export type { EngineOptions, ScriptOptions } from "./engine/engine.js";
-export { Engine, EXIT_INVALID, EXIT_OK, EXIT_RUNTIME } from "./engine/engine.js";
+export { Engine, EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_RUNTIME } from "./engine/engine.js";
 export type { Output } from "./output.js";
 export { processOutput } from "./output.js";
 export * from "./repl/index.js";

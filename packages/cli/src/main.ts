@@ -1,5 +1,9 @@
 #!/usr/bin/env node
+import { EXIT_INTERRUPTED } from "./engine/engine.js";
 import { processOutput } from "./output.js";
 import { weir } from "./weir.js";
 
-process.exitCode = await weir(process.argv.slice(2), processOutput);
+const code = await weir(process.argv.slice(2), processOutput);
+// After Ctrl-C, exit now: an embedded Postgres still starting would keep the process alive.
+if (code === EXIT_INTERRUPTED) process.exit(code);
+process.exitCode = code;

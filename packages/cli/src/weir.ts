@@ -5,6 +5,7 @@ import { parseCommand } from "./commands/parse.js";
 import { explainCommand, runCommand } from "./commands/run.js";
 import type { Output } from "./output.js";
 import { replCommand } from "./repl/repl.js";
+import { VERSION } from "./version.js";
 
 export const USAGE = `Usage: weir [command] [options]
 
@@ -18,7 +19,8 @@ Commands:
       --set key=value       override a setting (repeatable), e.g. --set table.local-time-zone=UTC
       --dry-run             parse, plan and check sources without running
       --json                print the run summary as JSON on standard output
-      --max-runtime 30s     stop an unbounded job after this long
+      --max-runtime 30s     stop an unbounded job after this long (a unit is required:
+                            500ms, 30s, 5min, 1h)
       --serve               keep serving the materialised views (embedded Postgres) after the
                             job ends, until Ctrl-C
       --restore PATH        start from a checkpoint: a chk-N directory, or the newest complete
@@ -39,9 +41,10 @@ Commands:
                             run (default N = events/10); slows the run
       --rate=N              events per second of event time (default: the query's, 10M)
       --json                print the results as JSON
-  help                      show this text
+  help, --help, -h          show this text (also after a command: weir run --help)
+  --version                 print the version
 
-Exit codes: 0 success, 1 SQL or validation errors, 2 runtime failures.`;
+Exit codes: 0 success, 1 SQL or validation errors, 2 runtime failures, 130 stopped by Ctrl-C.`;
 
 /** The options each command takes (`--set` is handled by the parser and allowed everywhere). */
 const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
@@ -51,28 +54,68 @@ const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
   check: ["strict", "json"],
   bench: ["query", "events", "warmup", "sample-memory", "rate", "json"],
   repl: ["i", "f"],
-  "": ["i", "f", "help", "h"],
+  "": ["i", "f", "version"],
   help: [],
 };
+
+/** Options every command takes: `--help` / `-h` print the usage instead of running. */
+const HELP_FLAGS = ["help", "h"];
+
+/** `--x` for a long option, `-x` for a one-letter one, as the user types them. */
+function flagName(name: string): string {
+  return name.length === 1 ? `-${name}` : `--${name}`;
+}
 
 /** Refuses an option the command does not know (a typo must not run a job with defaults). */
 function checkFlags(command: string | undefined, flags: ReadonlyMap<string, string | true>): void {
   const known = COMMAND_FLAGS[command ?? ""];
   if (known === undefined) return;
   for (const name of flags.keys()) {
-    if (!known.includes(name)) {
+    if (!known.includes(name) && !HELP_FLAGS.includes(name)) {
       const what = command === undefined ? "weir" : `weir ${command}`;
-      const list = [...known.map((k) => `--${k}`), "--set key=value"].join(", ");
-      throw new UsageError(`unknown option --${name} for '${what}' (it takes: ${list})`);
+      const list = [...known.map(flagName), "--set key=value", "--help"].join(", ");
+      throw new UsageError(`unknown option ${flagName(name)} for '${what}' (it takes: ${list})`);
     }
   }
 }
 
-/** Runs one `weir` invocation and returns its exit code. */
+/**
+ * Runs one `weir` invocation and returns its exit code. `weir run --json` always ends standard
+ * output with one JSON object: a failure before the engine runs (a usage error, an unreadable
+ * script) prints the error object the engine prints for its own failures.
+ */
 export async function weir(argv: readonly string[], out: Output): Promise<number> {
+  if (!(argv[0] === "run" && argv.includes("--json"))) return weirCommand(argv, out);
+  const errors: string[] = [];
+  let ended = false;
+  const watched: Output = {
+    out: (l) => {
+      ended = l.startsWith('{"reason":');
+      out.out(l);
+    },
+    err: (l) => {
+      errors.push(l);
+      out.err(l);
+    },
+  };
+  const code = await weirCommand(argv, watched);
+  if (code !== 0 && !ended)
+    out.out(JSON.stringify({ reason: "error", exitCode: code, metrics: null, errors }));
+  return code;
+}
+
+async function weirCommand(argv: readonly string[], out: Output): Promise<number> {
   try {
     const cmd = parseCommandLine(argv);
     checkFlags(cmd.command, cmd.flags);
+    if (cmd.flags.has("help") || cmd.flags.has("h")) {
+      out.out(USAGE);
+      return 0;
+    }
+    if (cmd.command === undefined && cmd.flags.has("version")) {
+      out.out(`weir ${VERSION}`);
+      return 0;
+    }
     switch (cmd.command) {
       case "parse":
         return parseCommand(cmd, out);
@@ -85,15 +128,14 @@ export async function weir(argv: readonly string[], out: Output): Promise<number
       case "bench":
         return await benchCommand(cmd, out);
       case undefined:
-        if (cmd.flags.has("help") || cmd.flags.has("h")) {
-          out.out(USAGE);
-          return 0;
-        }
         return await replCommand(cmd, out);
       case "repl":
         return await replCommand(cmd, out);
       case "help":
         out.out(USAGE);
+        return 0;
+      case "version":
+        out.out(`weir ${VERSION}`);
         return 0;
       default:
         out.err(`weir: unknown command '${cmd.command}'\n\n${USAGE}`);

@@ -1,10 +1,12 @@
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
-import type { SinkNode, SourceNode } from "@weir/planner";
+import type { Field, SinkNode, SourceNode } from "@weir/planner";
+import { ConnectorError } from "@weir/runtime";
+import { listInputFiles } from "./filesystem/files.js";
 import { connectKafkajs } from "./kafka/client.js";
 import { connectionConfig, topicList } from "./kafka/options.js";
-import { connectPg } from "./postgres/client.js";
-import { readPostgresOptions } from "./postgres/options.js";
+import { checkKafkaSink } from "./kafka/sink.js";
+import { connectPg, type PgConnection } from "./postgres/client.js";
+import { formatQualifiedName, type QualifiedName, readPostgresOptions } from "./postgres/options.js";
+import { bindTable } from "./postgres/table.js";
 
 const TIMEOUT_MS = 5000;
 
@@ -20,23 +22,34 @@ function within<T>(what: string, p: Promise<T>): Promise<T> {
 }
 
 /**
- * What `weir run --dry-run` checks of a source or sink without reading or writing a row: the
- * file exists, the Kafka cluster answers and a source's topics exist, the Postgres server
- * accepts a connection. Returns a problem to print, or null when the table is reachable (or its
+ * What `weir run --dry-run` checks of a source or sink without reading or writing a row — what
+ * `weir run` checks when it opens the connectors: the input files exist, the Kafka cluster
+ * answers and a source's topics exist, the Postgres server accepts a connection and its table
+ * matches the Weir table (columns, types and key, as the connector checks it on open). Returns
+ * the problem (naming the table, and the option it is about) or null when all is well (or the
  * connector needs nothing: datagen, print, blackhole, ...).
  */
-export async function checkReachable(node: SourceNode | SinkNode, cwd: string): Promise<string | null> {
+export async function checkReachable(
+  node: SourceNode | SinkNode,
+  cwd: string,
+): Promise<ConnectorError | null> {
   const table = node.table;
   const o = node.options;
+  const problem = (message: string, option?: string) =>
+    new ConnectorError(message, "user", undefined, false, {
+      table,
+      ...(option !== undefined ? { option } : {}),
+    });
   try {
     switch (node.connector) {
       case "filesystem": {
         if (node.kind !== "source") return null;
-        const path = resolve(cwd, o.path ?? "");
-        return existsSync(path) ? null : `table '${table}': 'path' ${path} does not exist`;
+        await listInputFiles(o.path ?? "", cwd);
+        return null;
       }
       case "kafka":
       case "upsert-kafka": {
+        if (node.kind === "sink") checkKafkaSink(node);
         const admin = connectKafkajs(connectionConfig(o, table)).admin();
         const servers = o["properties.bootstrap.servers"];
         try {
@@ -44,14 +57,17 @@ export async function checkReachable(node: SourceNode | SinkNode, cwd: string): 
         } catch (e) {
           // Stop kafkajs's own reconnect attempts so that the process can exit.
           await admin.disconnect().catch(() => undefined);
-          throw e;
+          return problem(
+            `(${node.connector}) cannot reach it: ${(e as Error).message}`,
+            "properties.bootstrap.servers",
+          );
         }
         try {
           const topics = new Set(await within(`Kafka at ${servers}`, admin.listTopics()));
           if (node.kind === "source") {
             const missing = topicList(o).filter((t) => !topics.has(t));
             if (missing.length > 0)
-              return `table '${table}': topic ${missing.join(", ")} does not exist on ${servers}`;
+              return problem(`topic ${missing.join(", ")} does not exist on ${servers}`, "topic");
           }
         } finally {
           await admin.disconnect();
@@ -60,10 +76,27 @@ export async function checkReachable(node: SourceNode | SinkNode, cwd: string): 
       }
       case "postgres":
       case "jdbc": {
-        const settings = readPostgresOptions(table, o).connection;
-        const conn = await within("Postgres", connectPg(settings)());
+        const opts = readPostgresOptions(table, o);
+        let conn: PgConnection;
+        try {
+          conn = await within("Postgres", connectPg(opts.connection)());
+        } catch (e) {
+          return problem(`(${node.connector}) cannot reach it: ${(e as Error).message}`, "url");
+        }
         try {
           await within("Postgres", conn.query("SELECT 1"));
+          if (node.kind === "sink") {
+            const key = node.primaryKey && node.primaryKey.length > 0 ? node.primaryKey : null;
+            // With 'sink.create-table' the job creates a missing table: only an existing one is checked.
+            const exists = await tableExists(conn, opts.table);
+            if (!opts.createTable || exists) await bindTable(conn, opts.table, node.tableSchema, key, true);
+          } else {
+            const fields: Field[] = [];
+            node.columns.forEach((c, i) => {
+              if (c.kind === "physical") fields.push({ name: c.name, type: node.schema[i]!.type });
+            });
+            await bindTable(conn, opts.table, fields, null, false);
+          }
         } finally {
           await conn.end();
         }
@@ -73,6 +106,12 @@ export async function checkReachable(node: SourceNode | SinkNode, cwd: string): 
         return null;
     }
   } catch (e) {
-    return `table '${table}' (${node.connector}): cannot reach it: ${e instanceof Error ? e.message : String(e)}`;
+    if (e instanceof ConnectorError) return e.ofTable(table);
+    return problem(`(${node.connector}) cannot reach it: ${e instanceof Error ? e.message : String(e)}`);
   }
+}
+
+async function tableExists(conn: PgConnection, table: QualifiedName): Promise<boolean> {
+  const r = await conn.query("SELECT to_regclass($1) IS NOT NULL", [formatQualifiedName(table)]);
+  return r.rows[0]?.[0] === "t";
 }

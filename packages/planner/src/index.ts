@@ -1,8 +1,11 @@
+export { MAX_STATEMENT_DEPTH } from "./binder/depth.js";
 export * from "./binder/index.js";
 export * from "./catalog/catalog.js";
 export * from "./catalog/connector-options.js";
 export * from "./catalog/durations.js";
+export * from "./catalog/secrets.js";
 export * from "./catalog/session.js";
+export * from "./catalog/settings.js";
 export * from "./catalog/show-create.js";
 export * from "./expr.js";
 export * from "./functions/index.js";

@@ -111,9 +111,40 @@ export class ConnectorError extends Error {
     /** Where: e.g. `file sql/data/x.jsonl line 12` or `topic orders partition 3 offset 1200`. */
     readonly location?: string,
     readonly retryable = false,
+    /**
+     * The Weir table whose connector failed (the CLI prints the error at that table's DDL) and
+     * what the user can do about it.
+     */
+    readonly context: {
+      readonly table?: string;
+      readonly hint?: string;
+      /** The table option the error is about (`'path'`): the CLI points at its value. */
+      readonly option?: string;
+    } = {},
   ) {
     super(location ? `${location}: ${message}` : message);
     this.name = "ConnectorError";
+    this.reason = message;
+  }
+
+  /** The message without the location prefix. */
+  readonly reason: string;
+
+  get table(): string | undefined {
+    return this.context.table;
+  }
+
+  get hint(): string | undefined {
+    return this.context.hint;
+  }
+
+  /** This error, naming `table` when it names no table yet. */
+  ofTable(table: string): ConnectorError {
+    if (this.context.table !== undefined) return this;
+    return new ConnectorError(this.reason, this.domain, this.location, this.retryable, {
+      ...this.context,
+      table,
+    });
   }
 }
 

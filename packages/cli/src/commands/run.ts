@@ -1,4 +1,4 @@
-import { parseDuration } from "@weir/planner";
+import { checkSetting, parseDuration } from "@weir/planner";
 import type { CommandLine } from "../args.js";
 import { UsageError } from "../args.js";
 import { Engine } from "../engine/engine.js";
@@ -14,14 +14,23 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
   const file = cmd.positionals[0];
   if (file === undefined)
     throw new UsageError("weir run needs a file: weir run FILE.sql [--set key=value]...");
+  if (cmd.positionals.length > 1)
+    throw new UsageError(
+      `weir run takes one script, got ${cmd.positionals.length} (${cmd.positionals.join(", ")}): run them one after another, or put their statements in one file`,
+    );
+  checkSets(cmd, out);
   const source = readSource(file, out);
   if (source === undefined) return 1;
   let maxRuntimeMs: number | undefined;
   const max = cmd.flags.get("max-runtime");
+  if (max === true) throw new UsageError("--max-runtime needs a duration such as 30s or 5min");
   if (typeof max === "string") {
-    maxRuntimeMs = parseDuration(max);
+    // A bare number has no agreed unit (Flink's durations read it as ms, a user means seconds).
+    maxRuntimeMs = /[a-zµ]\s*$/i.test(max) ? parseDuration(max) : undefined;
     if (maxRuntimeMs === undefined)
-      throw new UsageError(`--max-runtime expects a duration such as 30s or 5min, got '${max}'`);
+      throw new UsageError(
+        `--max-runtime expects a duration with a unit such as 500ms, 30s, 5min or 1h, got '${max}'`,
+      );
   }
   const restore = cmd.flags.get("restore");
   if (restore === true) throw new UsageError("--restore needs a checkpoint directory: --restore PATH");
@@ -55,8 +64,21 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
 export async function explainCommand(cmd: CommandLine, out: Output): Promise<number> {
   const file = cmd.positionals[0];
   if (file === undefined) throw new UsageError("weir explain needs a file: weir explain FILE.sql");
+  checkSets(cmd, out);
   const source = readSource(file, out);
   if (source === undefined) return 1;
   const engine = new Engine({ cwd: process.cwd(), out, settings: cmd.sets });
   return engine.explainScript(source, file, cmd.flags.has("changelog-mode") || cmd.flags.has("all"));
+}
+
+/** `--set key=value` is checked as `SET` is: a bad value or an unsupported key is a usage error. */
+function checkSets(cmd: CommandLine, out: Output): void {
+  for (const [key, value] of cmd.sets) {
+    const problem = checkSetting(key, value);
+    if (problem === undefined) continue;
+    const hint = problem.hint ? ` (${problem.hint})` : "";
+    if (problem.severity === "error")
+      throw new UsageError(`--set ${key}=${value}: ${problem.message}${hint}`);
+    out.err(`weir: warning: --set ${key}=${value}: ${problem.message}${hint}`);
+  }
 }

@@ -4,6 +4,7 @@ import {
   type BoundStatement,
   bindStatement,
   Catalog,
+  dagForDisplay,
   describeRows,
   explainDag,
   materializedViewTarget,
@@ -11,12 +12,16 @@ import {
   type PhysicalDag,
   PlanError,
   type PlanTarget,
+  redactOption,
   Session,
   type SourceSpan,
+  scrubSecrets,
+  secretValues,
   showCreate,
   type TableTarget,
 } from "@weir/planner";
 import {
+  ConnectorError,
   type ConnectorRegistry,
   checkRestorable,
   type JobCheckpoint,
@@ -26,9 +31,10 @@ import {
 } from "@weir/runtime";
 import type { Output } from "../output.js";
 import { renderBox } from "./boxes.js";
-import { checkpointJobOptions, planCheckpoints } from "./checkpointing.js";
-import { MaterializedViews, serveSetting } from "./materialized-views.js";
-import { formatCheckpointSummary, formatSummary, ProgressLine } from "./summary.js";
+import { type CheckpointPlan, checkpointJobOptions, planCheckpoints } from "./checkpointing.js";
+import { optionSecrets, renderRuntimeError } from "./errors.js";
+import { Interrupted, MaterializedViews, serveSetting } from "./materialized-views.js";
+import { formatCheckpointSummary, formatSummary, jsonMetrics, ProgressLine } from "./summary.js";
 import { TableauPrinter } from "./tableau.js";
 
 export interface EngineOptions {
@@ -67,6 +73,8 @@ export interface ScriptOptions {
 export const EXIT_OK = 0;
 export const EXIT_INVALID = 1;
 export const EXIT_RUNTIME = 2;
+/** Stopped by Ctrl-C (128 + SIGINT, as shells report it). */
+export const EXIT_INTERRUPTED = 130;
 
 /** A statement that failed validation: its diagnostics are already printed. */
 class Invalid extends Error {}
@@ -85,10 +93,27 @@ export class Engine {
   private restoreUsed = false;
   /** CREATE MATERIALIZED VIEW: targets, catalog entries, the embedded Postgres. */
   readonly views: MaterializedViews;
+  /** Where this engine prints; error lines are also kept for the `--json` error object. */
+  private readonly output: Output;
+  private errorLines: string[] = [];
+  /** The text of the script being run: run-time errors are shown at its DDL. */
+  private scriptSource = "";
+  /** Whether the current `runScript` printed a job's JSON summary. */
+  private jsonSummaryPrinted = false;
 
   constructor(private readonly options: EngineOptions) {
     for (const [k, v] of options.settings ?? []) this.session.set(k, v);
     this.connectors = options.connectors ?? createConnectorRegistry();
+    this.output = {
+      out: (l) => options.out.out(l),
+      err: (raw) => {
+        // An error message may quote an option or a server's answer: never a password.
+        const l = scrubSecrets(raw, this.secrets());
+        this.errorLines.push(l);
+        options.out.err(l);
+      },
+    };
+    // The views' lines are information ("starting embedded Postgres…"), not errors.
     this.views = new MaterializedViews(this.catalog, this.session, options.out);
   }
 
@@ -97,8 +122,23 @@ export class Engine {
     return this.views.stop();
   }
 
+  /** Secrets written in the script's `WITH (...)` and `OPTIONS(...)` (echoed source lines show them). */
+  private scriptSecrets: string[] = [];
+
+  /** The secrets of the script and of the catalog's tables and views (see `secretValues`). */
+  private secrets(): string[] {
+    const out: string[] = [...this.scriptSecrets];
+    for (const kind of ["table", "materialized-view"] as const) {
+      for (const name of this.catalog.names(kind)) {
+        const o = this.catalog.get(name);
+        if (o !== undefined && o.kind !== "view") out.push(...secretValues(o.options));
+      }
+    }
+    return out;
+  }
+
   private get out(): Output {
-    return this.options.out;
+    return this.output;
   }
 
   /**
@@ -106,18 +146,44 @@ export class Engine {
    * with `serve`, after it ends until `signal` aborts; then the server stops.
    */
   async runScript(source: string, opts: ScriptOptions): Promise<number> {
+    this.errorLines = [];
+    this.jsonSummaryPrinted = false;
+    let code: number = EXIT_RUNTIME;
     try {
-      const code = await this.runStatements(source, opts);
+      code = await this.runStatements(source, opts);
       if (code === EXIT_OK && !opts.dryRun && (opts.serve || serveSetting(this.session.all())))
         await this.views.serve(opts.signal);
-      return code;
+    } catch (e) {
+      this.errorLines.push(`internal error: ${e instanceof Error ? e.message : String(e)}`);
+      throw e;
     } finally {
-      await this.views.stop();
+      // Ctrl-C does not wait for a server that is still starting: it stops once it is up.
+      const stopping = this.views.stop();
+      if (code === EXIT_INTERRUPTED) stopping.catch(() => undefined);
+      else await stopping;
+      if (opts.json) this.printJsonEnd(code, opts);
     }
+    return code;
+  }
+
+  /**
+   * `--json` always ends with one object: the last job's summary, or (when the run failed, was
+   * stopped before its job, or ran no job) `{"reason": ..., "exitCode": ..., "errors": [...]}`.
+   */
+  private printJsonEnd(code: number, opts: ScriptOptions): void {
+    if (this.jsonSummaryPrinted && code === EXIT_OK) return;
+    if (this.jsonSummaryPrinted && code === EXIT_INTERRUPTED && this.errorLines.length === 0) return;
+    const reason =
+      code === EXIT_OK ? (opts.dryRun ? "dry-run" : "end") : code === EXIT_INTERRUPTED ? "aborted" : "error";
+    this.options.out.out(
+      JSON.stringify({ reason, exitCode: code, metrics: null, errors: this.errorLines.slice() }),
+    );
   }
 
   private async runStatements(source: string, opts: ScriptOptions): Promise<number> {
+    this.scriptSource = source;
     const parsed = parse(source);
+    this.scriptSecrets = optionSecrets(parsed.statements);
     if (parsed.diagnostics.length > 0) {
       this.report(parsed.diagnostics, source, opts.file);
       return parsed.diagnostics.some((d) => d.severity === "error") ? EXIT_INVALID : EXIT_OK;
@@ -125,19 +191,22 @@ export class Engine {
     const targets: PlanTarget[] = [];
     try {
       for (const stmt of parsed.statements) {
+        if (opts.signal?.aborted) return this.interrupted(opts);
         const bound = this.bind(stmt, source, opts.file);
         const code = await this.apply(bound, targets, source, opts);
         if (code !== EXIT_OK) return code;
       }
       if (targets.length === 0) return EXIT_OK;
+      if (opts.signal?.aborted) return this.interrupted(opts);
       const dag = this.plan(targets, source, opts.file);
       if (opts.dryRun) {
-        const missing = [...this.checkRunSettings(dag, opts), ...(await this.checkSources(dag))];
+        if (this.checkpointPlan(dag, opts) === undefined) return EXIT_INVALID;
+        const missing = await this.checkSources(dag, opts.file);
         if (missing.length > 0) {
           for (const m of missing) this.out.err(m);
           return EXIT_INVALID;
         }
-        this.out.err(
+        this.options.out.err(
           `${opts.file}: OK (${targets.length} INSERT target${targets.length === 1 ? "" : "s"} planned)`,
         );
         return EXIT_OK;
@@ -147,6 +216,12 @@ export class Engine {
       if (e instanceof Invalid) return EXIT_INVALID;
       throw e;
     }
+  }
+
+  /** Ctrl-C before a job ran: nothing more runs. */
+  private interrupted(opts: ScriptOptions): number {
+    this.out.err(`${opts.file}: stopped (Ctrl-C); the remaining statements did not run`);
+    return EXIT_INTERRUPTED;
   }
 
   /** `weir explain`: binds the whole script and prints the plan of its INSERTs and SELECTs. */
@@ -226,11 +301,12 @@ export class Engine {
   }
 
   private report(diagnostics: readonly Diagnostic[], source: string, file: string): void {
-    for (const d of diagnostics) this.out.err(renderDiagnostic(d, source, file));
+    for (const d of diagnostics)
+      (d.severity === "error" ? this.out : this.options.out).err(renderDiagnostic(d, source, file));
   }
 
   private bind(stmt: Statement, source: string, file: string): BoundStatement {
-    const r = bindStatement(stmt, this.catalog, this.session);
+    const r = this.tooLarge(() => bindStatement(stmt, this.catalog, this.session), stmt.span, source, file);
     if (r.diagnostics.length > 0) this.report(r.diagnostics, source, file);
     if (!r.value) throw new Invalid();
     return r.value;
@@ -238,7 +314,39 @@ export class Engine {
 
   /** Plans targets into one DAG, or prints the plan error as a diagnostic and fails. */
   plan(targets: readonly PlanTarget[], source: string, file: string): PhysicalDag {
-    return this.planning(() => optimize(targets, this.session.all()), source, file, targets[0]?.span);
+    const span = targets[0]?.span;
+    return this.planning(
+      () =>
+        span === undefined
+          ? optimize(targets, this.session.all())
+          : this.tooLarge(() => optimize(targets, this.session.all()), span, source, file),
+      source,
+      file,
+      span,
+    );
+  }
+
+  /**
+   * `step`, with a stack overflow reported as a positioned "too large" error. The binder refuses
+   * statements nested deeper than it can handle before it starts (`MAX_STATEMENT_DEPTH`); this
+   * is the backstop for a shape that check does not foresee, so that no input ends in an
+   * internal error.
+   */
+  private tooLarge<T>(step: () => T, span: SourceSpan, source: string, file: string): T {
+    try {
+      return step();
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
+      const d: Diagnostic = {
+        code: "statement-too-large",
+        message: `the statement is too large to plan (${e.message})`,
+        span,
+        severity: "error",
+        hint: "split it into views or WITH clauses of smaller parts",
+      };
+      this.report([d], source, file);
+      throw new Invalid();
+    }
   }
 
   /** Runs a planner step; a `PlanError` is printed as a diagnostic (at `span` without its own) and fails. */
@@ -270,7 +378,6 @@ export class Engine {
       case "create-table":
       case "create-view":
       case "reset":
-      case "stop-job":
         return EXIT_OK;
       case "drop": {
         // A dropped materialised view's job has not run yet (it would at the end): it no longer
@@ -283,9 +390,15 @@ export class Engine {
         }
         return EXIT_OK;
       }
+      case "stop-job":
+        this.out.err(
+          `${opts.file}: error: STOP JOB '${bound.jobId}': no job is running: a script's INSERTs run as one job once the whole script has been read (stop it with Ctrl-C or --max-runtime; STOP JOB is for the shell)`,
+        );
+        return EXIT_INVALID;
       case "set":
         if (bound.key === undefined) {
-          for (const [k, v] of Object.entries(bound.settings)) this.out.out(`'${k}' = '${v}'`);
+          for (const [k, v] of Object.entries(bound.settings))
+            this.out.out(`'${k}' = '${redactOption(k, v)}'`);
         }
         return EXIT_OK;
       case "create-table-as":
@@ -307,8 +420,9 @@ export class Engine {
         if (bound.view.table !== undefined) return EXIT_OK;
         let target: TableTarget;
         try {
-          target = await this.views.prepare(bound, opts.dryRun ?? false);
+          target = await this.views.prepare(bound, opts.dryRun ?? false, opts.signal);
         } catch (e) {
+          if (e instanceof Interrupted) return this.interrupted(opts);
           if (e instanceof PlanError)
             this.planning(
               () => {
@@ -358,7 +472,8 @@ export class Engine {
               ? [{ kind: "table", table: t.insert.sink, plan: t.insert.plan, span: t.insert.span }]
               : t.inserts.map((i) => ({ kind: "table" as const, table: i.sink, plan: i.plan, span: i.span }));
         const dag = this.plan(explainTargets, source, opts.file);
-        if (bound.details.includes("JSON_EXECUTION_PLAN")) this.out.out(JSON.stringify(dag, null, 2));
+        if (bound.details.includes("JSON_EXECUTION_PLAN"))
+          this.out.out(JSON.stringify(dagForDisplay(dag), null, 2));
         else this.out.out(explainDag(dag, { changelogMode: bound.details.includes("CHANGELOG_MODE") }));
         return EXIT_OK;
       }
@@ -370,10 +485,11 @@ export class Engine {
         }
         const dag = this.plan([{ kind: "collect", plan: bound.plan }], source, opts.file);
         if (opts.dryRun) {
-          const problems = [...this.checkRunSettings(dag, opts), ...(await this.checkSources(dag))];
+          if (this.checkpointPlan(dag, opts) === undefined) return EXIT_INVALID;
+          const problems = await this.checkSources(dag, opts.file);
           for (const p of problems) this.out.err(p);
           if (problems.length > 0) return EXIT_INVALID;
-          this.out.err(`${opts.file}: OK (SELECT planned)`);
+          this.options.out.err(`${opts.file}: OK (SELECT planned)`);
           return EXIT_OK;
         }
         return await this.execute(dag, opts);
@@ -386,45 +502,43 @@ export class Engine {
   }
 
   /**
-   * What would stop `weir run` before the job starts, for --dry-run: the checkpoint and state
-   * backend settings, and whether the --restore checkpoint fits the job. As error lines.
+   * What `weir run` checks before reading data, without running: each source and sink is
+   * created as the job creates it (its options are read), and reached as it opens (files,
+   * Kafka, Postgres and its table). The problems are rendered as the run would print them.
    */
-  private checkRunSettings(dag: PhysicalDag, opts: ScriptOptions): string[] {
-    const restore = this.restoreUsed ? undefined : opts.restore;
-    const r = planCheckpoints(this.session.all(), restore, this.options.cwd, fitsJob(dag));
-    if (!r.ok) return [`${opts.file}: error: ${r.message}`];
-    const restored = r.plan.restore;
-    if (restored) {
-      try {
-        checkRestorable(restored.checkpoint, dag);
-      } catch (e) {
-        return [`${opts.file}: error: ${(e as Error).message} (${restored.path})`];
-      }
-    }
-    return [];
-  }
-
-  /** Problems reaching the job's sources and sinks (files, Kafka, Postgres), as error lines. */
-  private async checkSources(dag: PhysicalDag): Promise<string[]> {
+  private async checkSources(dag: PhysicalDag, file: string): Promise<string[]> {
     const problems: string[] = [];
     for (const n of dag.nodes) {
       if (n.kind !== "source" && n.kind !== "sink") continue;
-      const problem = await checkReachable(n, this.options.cwd);
-      if (problem !== null) problems.push(`error: ${problem}`);
+      let problem: unknown = null;
+      try {
+        if (n.kind === "source") this.connectors.source(n);
+        else this.connectors.sink(n);
+        problem = await checkReachable(n, this.options.cwd);
+      } catch (e) {
+        problem = e instanceof ConnectorError ? e.ofTable(n.table) : e;
+      }
+      if (problem !== null)
+        problems.push(renderRuntimeError(problem, dag, this.catalog, this.scriptSource, file));
     }
     return problems;
   }
 
-  /** Runs a planned job; a bare SELECT's changes print as a tableau on standard output. */
-  async execute(dag: PhysicalDag, opts: ScriptOptions): Promise<number> {
-    const zone = this.session.localTimeZone;
-    const printers = new Map<readonly unknown[], TableauPrinter>();
+  private reportRuntimeError(e: unknown, dag: PhysicalDag, file: string): void {
+    this.out.err(renderRuntimeError(e, dag, this.catalog, this.scriptSource, file));
+  }
+
+  /**
+   * The job's checkpoint settings and `--restore` (the first job only), checked as the run does
+   * before reading data (also under `--dry-run`); undefined when they are wrong (printed).
+   */
+  private checkpointPlan(dag: PhysicalDag, opts: ScriptOptions): CheckpointPlan | undefined {
     const restorePath = this.restoreUsed ? undefined : opts.restore;
     this.restoreUsed = true;
     const checkpoints = planCheckpoints(this.session.all(), restorePath, this.options.cwd, fitsJob(dag));
     if (!checkpoints.ok) {
       this.out.err(`${opts.file}: error: ${checkpoints.message}`);
-      return EXIT_INVALID;
+      return undefined;
     }
     const restored = checkpoints.plan.restore;
     if (restored) {
@@ -432,14 +546,24 @@ export class Engine {
         checkRestorable(restored.checkpoint, dag);
       } catch (e) {
         this.out.err(`${opts.file}: error: ${(e as Error).message} (${restored.path})`);
-        return EXIT_INVALID;
+        return undefined;
       }
     }
+    return checkpoints.plan;
+  }
+
+  /** Runs a planned job; a bare SELECT's changes print as a tableau on standard output. */
+  async execute(dag: PhysicalDag, opts: ScriptOptions): Promise<number> {
+    const zone = this.session.localTimeZone;
+    const printers = new Map<readonly unknown[], TableauPrinter>();
+    const checkpoints = this.checkpointPlan(dag, opts);
+    if (checkpoints === undefined) return EXIT_INVALID;
+    const restored = checkpoints.restore;
     const progress = this.options.progress ? new ProgressLine(this.options.progress) : null;
     let result: JobResult;
     try {
       result = await runJob(dag, {
-        ...checkpointJobOptions(checkpoints.plan),
+        ...checkpointJobOptions(checkpoints),
         ...(progress ? { onProgress: (m) => progress.update(m) } : {}),
         connectors: this.connectors,
         cwd: this.options.cwd,
@@ -456,7 +580,7 @@ export class Engine {
       });
     } catch (e) {
       progress?.clear();
-      this.out.err(`${opts.file}: runtime error: ${e instanceof Error ? e.message : String(e)}`);
+      this.reportRuntimeError(e, dag, opts.file);
       return EXIT_RUNTIME;
     }
     progress?.clear();
@@ -468,28 +592,28 @@ export class Engine {
       new TableauPrinter(dag.nodes[collects[0]!]!.schema, (l) => this.out.out(l), zone).end();
     }
     for (const p of printers.values()) p.end();
-    const checkpointing = checkpoints.plan.store || restored;
+    const checkpointing = checkpoints.store || restored;
     const summary = {
       restoredFrom: restored ? { checkpointId: restored.checkpoint.checkpointId, path: restored.path } : null,
       completed: result.checkpoints,
       lastCheckpointId: result.lastCheckpoint?.checkpointId ?? null,
     };
-    if (opts.json)
+    const code = result.reason === "aborted" ? EXIT_INTERRUPTED : EXIT_OK;
+    if (opts.json) {
       this.out.out(
-        JSON.stringify(
-          {
-            reason: result.reason,
-            metrics: result.metrics,
-            ...(checkpointing ? { checkpoints: summary } : {}),
-          },
-          jsonNumbers,
-        ),
+        JSON.stringify({
+          reason: result.reason,
+          exitCode: code,
+          metrics: jsonMetrics(result.metrics),
+          ...(checkpointing ? { checkpoints: summary } : {}),
+        }),
       );
-    else {
-      for (const l of formatSummary(result.metrics)) this.out.err(l);
-      if (checkpointing) for (const l of formatCheckpointSummary(summary)) this.out.err(l);
+      this.jsonSummaryPrinted = true;
+    } else {
+      for (const l of formatSummary(result.metrics, result.reason)) this.options.out.err(l);
+      if (checkpointing) for (const l of formatCheckpointSummary(summary)) this.options.out.err(l);
     }
-    return EXIT_OK;
+    return code;
   }
 }
 
@@ -518,11 +642,4 @@ function showHeader(object: string): string {
     default:
       return "job id";
   }
-}
-
-/** JSON has no infinities: a watermark at the end of input is written as null with a flag. */
-function jsonNumbers(_key: string, value: unknown): unknown {
-  if (value === Number.POSITIVE_INFINITY) return "+Infinity";
-  if (value === Number.NEGATIVE_INFINITY) return "-Infinity";
-  return value;
 }

@@ -36,14 +36,14 @@ export class MaterializedViews {
    * right after the view was created reads its (empty, then filling) table. Throws `PlanError` when the
    * query has no unique key or an option is wrong, `ConnectorError`/server errors otherwise.
    */
-  async prepare(bound: CreateMaterializedView, dryRun: boolean): Promise<TableTarget> {
+  async prepare(bound: CreateMaterializedView, dryRun: boolean, signal?: AbortSignal): Promise<TableTarget> {
     const settings = this.session.all();
     const view = bound.view;
     // Planning first: a view without a key fails before any server starts.
     let target = materializedViewTarget(view, bound.plan, settings, undefined);
     if (dryRun) return target;
     if (view.options.url === undefined) {
-      const server = await this.server();
+      const server = await untilAborted(this.server(), signal);
       target = materializedViewTarget(view, bound.plan, settings, server.url);
     }
     await replaceViewTable(view.name, target.table.options, {
@@ -117,6 +117,8 @@ export class MaterializedViews {
   private server(): Promise<EmbeddedPostgres> {
     if (this.embedded === null) {
       const port = embeddedPostgresPort(this.session.all());
+      // Start-up takes seconds: say so at once (Ctrl-C aborts the wait).
+      this.out.err("starting embedded Postgres…");
       const starting = EmbeddedPostgres.start({ port });
       this.embedded = starting;
       starting.then(
@@ -131,6 +133,33 @@ export class MaterializedViews {
     }
     return this.embedded;
   }
+}
+
+/** Thrown when Ctrl-C (the run's abort signal) interrupts a wait. */
+export class Interrupted extends Error {
+  constructor() {
+    super("stopped (Ctrl-C)");
+  }
+}
+
+/** `promise`, or an {@link Interrupted} rejection as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(new Interrupted());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Interrupted());
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
 }
 
 /** Whether the session asks to keep serving the views after the job ends. */

@@ -1,4 +1,4 @@
-import type { JobMetrics } from "@weir/runtime";
+import type { JobMetrics, JobResult } from "@weir/runtime";
 
 /** Epoch millis as `yyyy-MM-dd HH:mm:ss.SSS` (UTC), or the words a user reads for the ends. */
 export function formatWatermark(wm: number | null): string {
@@ -11,8 +11,15 @@ export function formatWatermark(wm: number | null): string {
  * The run summary printed after `weir run`: records read per source, written per sink, late
  * rows dropped, duration. These are three different numbers, and each is named as what it is.
  */
-export function formatSummary(metrics: JobMetrics): string[] {
-  const lines: string[] = [`Job finished in ${(metrics.durationMs / 1000).toFixed(2)} s`];
+export function formatSummary(metrics: JobMetrics, reason: JobResult["reason"] = "end"): string[] {
+  const seconds = `${(metrics.durationMs / 1000).toFixed(2)} s`;
+  const headline =
+    reason === "aborted"
+      ? `Job stopped (Ctrl-C) after ${seconds}`
+      : reason === "max-runtime"
+        ? `Job stopped at --max-runtime after ${seconds}`
+        : `Job finished in ${seconds}`;
+  const lines: string[] = [headline];
   for (const s of Object.values(metrics.sources)) {
     const extra = Object.entries(s.counters)
       .filter(([k, v]) => v > 0 && k !== "recordsRead")
@@ -64,6 +71,24 @@ export function formatLag(lag: { readonly [split: string]: number }): string {
 
 export function totalLag(lag: { readonly [split: string]: number }): number {
   return Object.values(lag).reduce((n, v) => n + v, 0);
+}
+
+/**
+ * A source watermark in the JSON summary, always a string or null: an ISO-8601 instant (UTC),
+ * `"+inf"` once the source ended (Flink's final watermark), null before the first watermark.
+ */
+export function jsonWatermark(wm: number | null): string | null {
+  if (wm === null || wm === Number.NEGATIVE_INFINITY) return null;
+  if (wm === Number.POSITIVE_INFINITY) return "+inf";
+  return new Date(wm).toISOString();
+}
+
+/** The job metrics as the JSON summary prints them (watermarks by {@link jsonWatermark}). */
+export function jsonMetrics(metrics: JobMetrics): unknown {
+  const sources = Object.fromEntries(
+    Object.entries(metrics.sources).map(([id, s]) => [id, { ...s, watermark: jsonWatermark(s.watermark) }]),
+  );
+  return { ...metrics, sources };
 }
 
 function humanCounter(name: string): string {

@@ -112,7 +112,11 @@ export class ArrowFileSource implements SourceReader {
     if (path === undefined)
       throw new ConnectorError("option 'path' is required for the filesystem connector", "user");
     const start: ArrowFilePosition = { batch: 0, row: 0, done: false };
-    this.files = (await listInputFiles(path, ctx.cwd)).map((f) => ({ ...f, pos: start }));
+    try {
+      this.files = (await listInputFiles(path, ctx.cwd)).map((f) => ({ ...f, pos: start }));
+    } catch (e) {
+      throw e instanceof ConnectorError ? e.ofTable(node.table) : e;
+    }
   }
 
   async poll(maxRows: number): Promise<PollResult> {

@@ -1,5 +1,5 @@
 import { readdir, stat } from "node:fs/promises";
-import { basename, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { ConnectorError } from "@weir/runtime";
 
 /** One input file of a filesystem source: a split. */
@@ -41,7 +41,10 @@ export async function listInputFiles(path: string, cwd: string): Promise<InputFi
   try {
     st = await stat(absolute);
   } catch (e) {
-    throw new ConnectorError(`cannot read '${path}': ${(e as Error).message}`, "user");
+    throw new ConnectorError(`cannot read '${path}' (${errnoText(e)})`, "user", undefined, false, {
+      hint: await missingPathHint(path, absolute, cwd),
+      option: "path",
+    });
   }
   if (!st.isDirectory()) return [{ split: path, absolute, size: st.size, mtimeMs: st.mtimeMs }];
   const entries = await readdir(absolute, { withFileTypes: true });
@@ -56,4 +59,55 @@ export async function listInputFiles(path: string, cwd: string): Promise<InputFi
     out.push({ split: join(path, name), absolute: abs, size: s.size, mtimeMs: s.mtimeMs });
   }
   return out;
+}
+
+/** `no such file`, `permission denied`, ... for a failed file system call. */
+export function errnoText(e: unknown): string {
+  switch ((e as NodeJS.ErrnoException).code) {
+    case "ENOENT":
+      return "no such file";
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "ENOTDIR":
+      return "a parent is not a directory";
+    default:
+      return (e as Error).message;
+  }
+}
+
+/**
+ * What to check when `'path'` does not exist: names in its directory that are close to its
+ * name, and the working directory a relative path resolved against.
+ */
+export async function missingPathHint(path: string, absolute: string, cwd: string): Promise<string> {
+  const parts: string[] = [];
+  const dir = dirname(absolute);
+  const wanted = basename(absolute);
+  try {
+    const names = (await readdir(dir)).filter((n) => !n.startsWith("."));
+    const close = names
+      .map((n) => ({ n, d: distance(n.toLowerCase(), wanted.toLowerCase()) }))
+      .filter((c) => c.d <= Math.max(2, Math.floor(wanted.length / 4)))
+      .sort((a, b) => a.d - b.d || (a.n < b.n ? -1 : 1))
+      .slice(0, 3)
+      .map((c) => `'${join(dirname(path), c.n)}'`);
+    if (close.length > 0) parts.push(`did you mean ${close.join(" or ")}?`);
+  } catch {
+    parts.push(`The directory '${dirname(path)}' does not exist either.`);
+  }
+  if (!isAbsolute(path))
+    parts.push(`${parts.length > 0 ? "R" : "r"}elative paths resolve against the working directory ${cwd}`);
+  return parts.join(" ");
+}
+
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
 }

@@ -43,8 +43,22 @@ export class FilesystemSource implements SourceReader {
   /** Decoded rows before metadata columns are added (only when the table has metadata columns). */
   private readonly scratch = new ChangeBatchBuilder(4);
 
+  /** The table (errors name it) and its format's name (`json` of `'json.ignore-parse-errors'`). */
+  private table = "";
+  private formatName = "";
+  private blankIsNoRecord = false;
+
   async open(ctx: SourceReaderContext): Promise<void> {
+    try {
+      await this.openFiles(ctx);
+    } catch (e) {
+      throw e instanceof ConnectorError ? e.ofTable(ctx.node.table) : e;
+    }
+  }
+
+  private async openFiles(ctx: SourceReaderContext): Promise<void> {
     const { node } = ctx;
+    this.table = node.table;
     this.metrics = ctx.metrics;
     const physical: Field[] = [];
     const wanted = node.projectedColumns === null ? null : new Set(node.projectedColumns);
@@ -60,6 +74,9 @@ export class FilesystemSource implements SourceReader {
       }
     });
     const format = formatFactory(node.options.format);
+    this.formatName = format.name;
+    // The JSON formats read a blank line as no record (csv and raw read it as a record).
+    this.blankIsNoRecord = format.name.endsWith("json");
     try {
       this.decoder = format.decoder(
         physical,
@@ -112,6 +129,11 @@ export class FilesystemSource implements SourceReader {
 
   private decodeLine(line: string, file: FileSplit, lineNo: number, out: ChangeBatchBuilder): void {
     const target = this.identity ? out : this.scratch;
+    if (this.blankIsNoRecord && (line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === ""))) {
+      // A blank line is no record: skipped, and counted so that the summary shows it.
+      this.metrics.set("blankLinesSkipped", (this.metrics.get("blankLinesSkipped") ?? 0) + 1);
+      return;
+    }
     try {
       this.decoder.decode(line, target);
     } catch (e) {
@@ -120,7 +142,10 @@ export class FilesystemSource implements SourceReader {
         this.metrics.set("skippedRecords", (this.metrics.get("skippedRecords") ?? 0) + 1);
         return;
       }
-      throw new ConnectorError(e.message, "user", `file ${file.split} line ${lineNo}`);
+      throw new ConnectorError(e.message, "user", `file ${file.split} line ${lineNo}`, false, {
+        table: this.table,
+        hint: `to skip records that do not parse (and count them), set '${this.formatName}.ignore-parse-errors' = 'true' on table '${this.table}'`,
+      });
     }
     if (this.identity || this.scratch.length === 0) return;
     const decoded = this.scratch.finish();

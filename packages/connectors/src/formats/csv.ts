@@ -130,7 +130,11 @@ function fieldDecoder(t: DataType, s: CsvSettings): CsvDecoder {
         return t.kind === "FLOAT" ? Math.fround(n) : n;
       };
     case "DECIMAL":
-      return (x) => parseDecimal(x, t.precision, t.scale);
+      return (x) => {
+        const v = parseDecimal(x, t.precision, t.scale);
+        if (v === null) throw new FormatError(`${x} does not fit ${formatType(t)}`);
+        return v;
+      };
     case "CHAR":
     case "VARCHAR":
       return (x) => x;

@@ -27,9 +27,14 @@ export function parseDecimal(text: string, precision: number, scale: number): bi
     throw new FormatError(`invalid decimal '${text}'`);
   }
   const frac = m[3] ?? "";
-  let digits = BigInt(`${m[2] || "0"}${frac}`);
+  const digitText = `${m[2] || "0"}${frac}`.replace(/^0+(?=\d)/, "");
+  let digits = BigInt(digitText);
   // value = digits × 10^(exp − frac.length); we want value × 10^scale.
   const shift = Number(m[4] ?? "0") - frac.length + scale;
+  // Decide far-out exponents without building 10^shift (`1e999999999` must not hang).
+  if (digits === 0n) return 0n;
+  if (digitText.length + shift > precision) return null;
+  if (shift < -(digitText.length + 1)) return 0n;
   if (shift >= 0) {
     digits *= 10n ** BigInt(shift);
   } else {

@@ -27,8 +27,16 @@ export function parseJsonExact(text: string): unknown {
 
 const NUMBER_RE = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
+/**
+ * Objects and arrays nested deeper than this are a bad record (Jackson's default
+ * `maxNestingDepth`, which Flink's JSON format has): the parser recurses, and a record must not
+ * be able to exhaust the stack.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
 class ExactParser {
   pos = 0;
+  private depth = 0;
   constructor(private readonly s: string) {}
 
   fail(message: string): never {
@@ -49,9 +57,13 @@ class ExactParser {
     const c = s[this.pos];
     switch (c) {
       case "{":
-        return this.object();
-      case "[":
-        return this.array();
+      case "[": {
+        if (++this.depth > MAX_JSON_DEPTH)
+          this.fail(`objects and arrays nested deeper than ${MAX_JSON_DEPTH} levels`);
+        const v = c === "{" ? this.object() : this.array();
+        this.depth--;
+        return v;
+      }
       case '"':
         return this.string();
       case "t":

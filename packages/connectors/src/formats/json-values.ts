@@ -249,7 +249,10 @@ export function compileDecoder(t: DataType, o: JsonValueOptions): JsonDecoder {
         else if (typeof json === "string") src = json;
         else if (typeof json === "number") src = String(json);
         else return mismatch(t, json);
-        return parseDecimal(src, precision, scale);
+        const v = parseDecimal(src, precision, scale);
+        // Flink reads an overflowing decimal as NULL; Weir never drops a value silently.
+        if (v === null) throw new FormatError(`${src} does not fit ${formatType(t)}`);
+        return v;
       };
     }
     case "CHAR":

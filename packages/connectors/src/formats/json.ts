@@ -50,6 +50,16 @@ export function jsonLineParser(
   };
 }
 
+/**
+ * A stack overflow while reading one record (a value nested too deeply for the recursive reader;
+ * `JSON.parse` itself copes with any depth) is a bad record, not a crash of the job.
+ */
+export function tooDeep(e: unknown): unknown {
+  return e instanceof RangeError
+    ? new FormatError(`the record is nested too deeply to read (${e.message})`)
+    : e;
+}
+
 export function isBlank(line: string): boolean {
   return line.trim() === "";
 }
@@ -65,7 +75,13 @@ export const jsonFormat: FormatFactory = {
       skipHeader: false,
       decode(line, out) {
         if (isBlank(line)) return;
-        out.push(Op.INSERT, toRow(parse(line)));
+        let row: unknown[];
+        try {
+          row = toRow(parse(line));
+        } catch (e) {
+          throw tooDeep(e);
+        }
+        out.push(Op.INSERT, row);
       },
     };
   },

@@ -22,6 +22,39 @@ type Partitioner = "default" | "fixed" | "round-robin";
  * - `upsert-kafka` keys each message by the PRIMARY KEY: `+I`/`+U` write the row, `-D` a
  *   tombstone (null value), `-U` nothing (the `+U` that follows overwrites the key).
  */
+/**
+ * What a Kafka sink refuses before it connects (also checked by `weir run --dry-run`): one
+ * `'topic'`, and only the writable metadata keys. Returns the topic.
+ */
+export function checkKafkaSink(node: SinkNode): string {
+  const options = node.options;
+  const topics = topicList(options);
+  if (topics.length !== 1 || options["topic-pattern"] !== undefined) {
+    throw new ConnectorError(
+      `table ${node.table}: a Kafka sink writes to exactly one 'topic'`,
+      "user",
+      undefined,
+      false,
+      {
+        table: node.table,
+        option: options["topic-pattern"] !== undefined ? "topic-pattern" : "topic",
+      },
+    );
+  }
+  for (const m of node.metadataColumns ?? []) {
+    if (m.key !== "timestamp" && m.key !== "headers") {
+      throw new ConnectorError(
+        `table ${node.table}: metadata column '${node.tableSchema[m.column]?.name}' (key '${m.key}') is read-only; a Kafka sink writes only 'timestamp' and 'headers' (declare it VIRTUAL)`,
+        "user",
+        undefined,
+        false,
+        { table: node.table },
+      );
+    }
+  }
+  return topics[0]!;
+}
+
 export class KafkaSinkWriter implements SinkWriter {
   private client!: KafkaClient;
   private producer: KafkaProducer | null = null;
@@ -48,20 +81,8 @@ export class KafkaSinkWriter implements SinkWriter {
     const options = node.options;
     this.table = node.table;
     this.upsert = node.connector === "upsert-kafka";
-    const topics = topicList(options);
-    if (topics.length !== 1 || options["topic-pattern"] !== undefined) {
-      throw new ConnectorError(`table ${node.table}: a Kafka sink writes to exactly one 'topic'`, "user");
-    }
-    this.topic = topics[0];
+    this.topic = checkKafkaSink(node);
     const metadata = new Map((node.metadataColumns ?? []).map((m) => [m.column, m.key]));
-    for (const [column, key] of metadata) {
-      if (key !== "timestamp" && key !== "headers") {
-        throw new ConnectorError(
-          `table ${node.table}: metadata column '${node.tableSchema[column]?.name}' (key '${key}') is read-only; a Kafka sink writes only 'timestamp' and 'headers' (declare it VIRTUAL)`,
-          "user",
-        );
-      }
-    }
     this.timestampColumn = [...metadata].find(([, k]) => k === "timestamp")?.[0] ?? -1;
     this.headersColumn = [...metadata].find(([, k]) => k === "headers")?.[0] ?? -1;
     const columns: KafkaColumn[] = node.tableSchema.map((f, i) => ({

@@ -553,12 +553,18 @@ export class KafkaSourceReader implements SourceReader {
       });
   }
 
+  /** Counts a record whose value is null, empty or blank (it holds no row); returns 0. */
+  private skippedEmpty(): number {
+    this.metrics.set("emptyValuesSkipped", (this.metrics.get("emptyValuesSkipped") ?? 0) + 1);
+    return 0;
+  }
+
   /** Decodes one record into rows (`ops[0..n)`, `rows[0..n)`); returns n. Bad records fail or are skipped. */
   private decode(m: KafkaMessage, part: PartitionState, ops: Op[], rows: Row[]): number {
     const keyed = this.keyDecoder;
     try {
       if (m.value === null) {
-        if (!this.upsert || keyed === null) return 0; // Flink drops null values of the plain connector.
+        if (!this.upsert || keyed === null) return this.skippedEmpty(); // Flink drops them; Weir counts them.
         const key = keyed.decode(m.key);
         if (key === null) throw new FormatError("a tombstone without a key");
         ops[0] = Op.DELETE;
@@ -568,7 +574,7 @@ export class KafkaSourceReader implements SourceReader {
       const scratch = this.scratch;
       this.valueDecoder.decode(m.value, scratch);
       const n = scratch.length;
-      if (n === 0) return 0;
+      if (n === 0) return this.skippedEmpty(); // an empty or blank value: no record
       const key = keyed !== null && this.keyAlways ? keyed.decode(m.key) : null;
       for (let i = 0; i < n; i++) {
         ops[i] = scratch.opAt(i);

@@ -123,7 +123,9 @@ const CONNECTION_MESSAGES = [
 /**
  * Whether `e` means the connection (not the statement) failed, so the transaction rolled back
  * and replaying it on a new connection is safe: socket errors, class 08 (connection exception),
- * 57P01..57P03 (admin/crash shutdown, cannot connect now), and serialization failures/deadlocks.
+ * 57P01..57P03 (admin/crash shutdown, cannot connect now), 55000 (the database is not accepting
+ * connections, e.g. for a moment while it is reconfigured), 53300 (too many connections), and
+ * serialization failures/deadlocks.
  */
 export function isConnectionError(e: unknown): boolean {
   if (!(e instanceof Error)) return false;
@@ -131,6 +133,7 @@ export function isConnectionError(e: unknown): boolean {
   if (typeof code === "string") {
     if (code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03") return true;
     if (code === "40001" || code === "40P01") return true;
+    if (code === "55000" || code === "53300") return true;
     if (["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENOTCONN"].includes(code))
       return true;
   }

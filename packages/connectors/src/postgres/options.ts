@@ -1,4 +1,4 @@
-import { parseDuration } from "@weir/planner";
+import { parseDuration, redactUrl } from "@weir/planner";
 import { ConnectorError } from "@weir/runtime";
 
 /**
@@ -44,7 +44,7 @@ export function readPostgresOptions(
     else if (/^postgres(ql)?:/.test(url)) connectionString = url;
     else {
       throw new ConnectorError(
-        `option 'url' = '${url}' is not a Postgres URL (expected postgres://host:port/db or jdbc:postgresql://host:port/db)`,
+        `option 'url' = '${redactUrl(url)}' is not a Postgres URL (expected postgres://host:port/db or jdbc:postgresql://host:port/db)`,
         "user",
         where,
       );

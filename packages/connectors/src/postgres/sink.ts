@@ -27,6 +27,11 @@ export interface PostgresSinkDeps {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
+/** The wait before retry `attempt + 1`: 100 ms doubling, at most 5 s (3 retries wait 0.7 s in all). */
+function backoffMs(attempt: number): number {
+  return Math.min(5000, 100 * 2 ** attempt);
+}
+
 const VERSION_KINDS = new Set([
   "TINYINT",
   "SMALLINT",
@@ -118,15 +123,26 @@ export class PostgresSinkWriter implements SinkWriter {
   async open(ctx: SinkWriterContext): Promise<void> {
     this.ctx = ctx;
     let conn: PgConnection;
-    try {
-      conn = await this.connection();
-    } catch (e) {
-      throw new ConnectorError(
-        `cannot connect to Postgres for table ${this.tableName}: ${(e as Error).message}`,
-        "external",
-        `sink ${this.node.table}`,
-        true,
-      );
+    for (let attempt = 0; ; attempt++) {
+      try {
+        conn = await this.connection();
+        break;
+      } catch (e) {
+        // A server that refuses for a moment (too many connections, not accepting them yet) is
+        // retried with the same bounded backoff as a lost flush.
+        if (isConnectionError(e) && sqlState(e) !== undefined && attempt < this.opts.maxRetries) {
+          ctx.metrics.set("retries", (ctx.metrics.get("retries") ?? 0) + 1);
+          await this.sleep(backoffMs(attempt));
+          continue;
+        }
+        const state = sqlState(e);
+        throw new ConnectorError(
+          `cannot connect to Postgres for table ${this.tableName}: ${(e as Error).message}${state ? ` [SQLSTATE ${state}]` : ""}${attempt > 0 ? ` (after ${attempt} ${attempt === 1 ? "retry" : "retries"})` : ""}`,
+          "external",
+          `sink ${this.node.table}`,
+          true,
+        );
+      }
     }
     const fields = this.node.tableSchema;
     if (this.opts.createTable) await conn.query(createTableSql(this.opts.table, fields, this.key));
@@ -205,7 +221,12 @@ export class PostgresSinkWriter implements SinkWriter {
       try {
         await this.writeBatch(batch);
       } catch (e) {
-        this.failure = e instanceof Error ? e : new Error(String(e));
+        this.failure =
+          e instanceof ConnectorError
+            ? e.ofTable(this.node.table)
+            : e instanceof Error
+              ? e
+              : new Error(String(e));
       }
     });
   }
@@ -235,7 +256,7 @@ export class PostgresSinkWriter implements SinkWriter {
           );
         }
         metrics.set("retries", (metrics.get("retries") ?? 0) + 1);
-        await this.sleep(Math.min(5000, 100 * 2 ** attempt));
+        await this.sleep(backoffMs(attempt));
       }
     }
     metrics.set("flushes", (metrics.get("flushes") ?? 0) + 1);
@@ -272,7 +293,7 @@ export class PostgresSinkWriter implements SinkWriter {
   }
 
   private statementError(e: unknown): ConnectorError {
-    if (e instanceof ConnectorError) return e;
+    if (e instanceof ConnectorError) return e.ofTable(this.node.table);
     const state = sqlState(e);
     // Class 22 (data exception) and 23 (integrity constraint): the rows, not the server.
     const user = state !== undefined && (state.startsWith("22") || state.startsWith("23"));

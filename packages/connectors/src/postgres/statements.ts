@@ -1,8 +1,8 @@
-import type { Row } from "@weir/runtime";
+import { ConnectorError, type Row } from "@weir/runtime";
 import type { PgParam } from "./client.js";
 import type { PendingKey } from "./reduce.js";
 import type { BoundTable } from "./table.js";
-import { compileValueEncoder, type ValueEncoder } from "./values.js";
+import { compileValueEncoder, NulInText, type ValueEncoder } from "./values.js";
 
 /** Postgres allows at most 65535 bind parameters per statement. */
 const MAX_PARAMS = 65535;
@@ -90,7 +90,7 @@ export class StatementBuilder {
         for (let j = 0; j < dc.length; j++) {
           const i = dc[j];
           const raw = i === this.version ? p.deleteVersion : row[i];
-          values.push(raw === null || raw === undefined ? null : this.encoders[i](raw));
+          values.push(raw === null || raw === undefined ? null : this.encode(i, raw, row));
           ph.push(`$${values.length}::${cols[i].castType}`);
         }
         tuples.push(`(${ph.join(", ")})`);
@@ -101,6 +101,23 @@ export class StatementBuilder {
       });
     }
     return out;
+  }
+
+  /** Column `i`'s parameter; a value Postgres cannot store is an error naming the column and row. */
+  private encode(i: number, v: unknown, row: Row): PgParam {
+    try {
+      return this.encoders[i](v);
+    } catch (e) {
+      if (!(e instanceof NulInText)) throw e;
+      const shown = row.map((x) => (typeof x === "string" ? JSON.stringify(x) : String(x))).join(", ");
+      throw new ConnectorError(
+        `column '${this.table.columns[i]!.name}' of the row [${shown}]: ${e.message}`,
+        "user",
+        undefined,
+        false,
+        { hint: `remove it in the query, e.g. REPLACE(${this.table.columns[i]!.name}, CHR(0), '')` },
+      );
+    }
   }
 
   private valuesStatements(rows: readonly Row[], head: string, tail: string): Statement[] {
@@ -117,7 +134,7 @@ export class StatementBuilder {
         const ph: string[] = [];
         for (let i = 0; i < n; i++) {
           const v = row[i];
-          values.push(v === null || v === undefined ? null : this.encoders[i](v));
+          values.push(v === null || v === undefined ? null : this.encode(i, v, row));
           ph.push(`$${values.length}::${cols[i].castType}`);
         }
         tuples.push(`(${ph.join(", ")})`);

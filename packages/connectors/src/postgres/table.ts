@@ -100,8 +100,11 @@ export async function bindTable(
 
   const problems: string[] = [];
   const columns: BoundColumn[] = [];
+  /** Per Weir field: the Postgres column's name, or the field's own when it has none. */
+  const matchedNames: string[] = [];
   for (const f of fields) {
     const col = pgCols.find((c) => c.name === f.name) ?? uniqueCaseInsensitive(pgCols, f.name);
+    matchedNames.push(col?.name ?? f.name);
     if (!col) {
       problems.push(`it has no column '${f.name}' (its columns: ${pgCols.map((c) => c.name).join(", ")})`);
       continue;
@@ -113,8 +116,9 @@ export async function bindTable(
       );
     columns.push({ sql: quoteIdent(col.name), name: col.name, castType: castTypeOf(col.udt), type: f.type });
   }
-  if (problems.length === 0 && checkKey) {
-    const sinkKey = (key ?? []).map((i) => columns[i].name);
+  // The key is checked even when columns differ: every problem is listed at once.
+  if (checkKey) {
+    const sinkKey = (key ?? []).map((i) => matchedNames[i]!);
     const same = sinkKey.length === primaryKey.length && sinkKey.every((k) => primaryKey.includes(k));
     if (!same) {
       const theirs = primaryKey.length ? `PRIMARY KEY (${primaryKey.join(", ")})` : "no primary key";

@@ -33,6 +33,13 @@ const JSON_OPTIONS: JsonValueOptions = { timestampStandard: "SQL", failOnMissing
 const MS_PER_DAY = 86_400_000;
 
 export type ValueEncoder = (value: unknown) => PgParam;
+
+/** A STRING value with a NUL character (U+0000), which Postgres text cannot store. */
+export class NulInText extends Error {
+  constructor(readonly value: string) {
+    super("a STRING value holds a NUL character (U+0000), which Postgres text cannot store");
+  }
+}
 export type ValueDecoder = (text: string) => unknown;
 
 /** Whether the type is stored as jsonb rather than a native column type. */
@@ -178,7 +185,11 @@ export function compileValueEncoder(t: DataType): ValueEncoder {
     }
     case "CHAR":
     case "VARCHAR":
-      return (v) => v as string;
+      return (v) => {
+        // Postgres text cannot hold U+0000 (the whole flush would fail with no row named).
+        if ((v as string).includes("\u0000")) throw new NulInText(v as string);
+        return v as string;
+      };
     case "BINARY":
     case "VARBINARY":
       return (v) =>

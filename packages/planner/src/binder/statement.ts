@@ -10,10 +10,12 @@ import type {
 } from "../catalog/catalog.js";
 import { describeRows } from "../catalog/catalog.js";
 import type { Session } from "../catalog/session.js";
+import { checkSetting } from "../catalog/settings.js";
 import { SCALAR_FUNCTIONS } from "../functions/scalarFunctions.js";
 import type { LogicalNode } from "../logical.js";
 import { rootContext } from "./context.js";
 import { bindCreateTable, bindCreateTableAs, bindCreateView } from "./ddl.js";
+import { checkStatementDepth } from "./depth.js";
 import { catching, didYouMean, fail, toSourceSpan } from "./errors.js";
 import { type BoundInsert, bindInsert } from "./insert.js";
 import { bindQuery as bindQueryNode } from "./query.js";
@@ -91,6 +93,23 @@ export function bindStatement(
   catalog: Catalog,
   session: Session,
 ): BindResult<BoundStatement> {
+  const tooDeep = catching(() => checkStatementDepth(stmt));
+  if (!("value" in tooDeep)) return { diagnostics: tooDeep.diagnostics };
+  if (stmt.kind === "SetStatement" && stmt.key && stmt.value !== undefined) {
+    const problem = checkSetting(stmt.key.value, stmt.value.value);
+    if (problem !== undefined) {
+      const d: Diagnostic = {
+        code: problem.severity === "error" ? "invalid-setting" : "unknown-setting",
+        message: problem.message,
+        span: problem.at === "key" ? stmt.key.span : stmt.value.span,
+        severity: problem.severity,
+        ...(problem.hint ? { hint: problem.hint } : {}),
+      };
+      if (problem.severity === "error") return { diagnostics: [d] };
+      const r = result(() => bindAndApply(stmt, catalog, session));
+      return { ...r, diagnostics: [d, ...r.diagnostics] };
+    }
+  }
   return result(() => bindAndApply(stmt, catalog, session));
 }
 
@@ -245,6 +264,21 @@ function bindAndApply(stmt: ast.Statement, catalog: Catalog, session: Session): 
       return { kind: "explain", details: stmt.details, target };
     }
     case "StopJob":
+      // Accepting these and stopping plainly would misread the statement.
+      if (stmt.withSavepoint)
+        fail(
+          "unsupported",
+          "STOP JOB ... WITH SAVEPOINT is not supported: Weir has no savepoints",
+          stmt.span,
+          "use STOP JOB 'id'; a job that checkpoints ('execution.checkpointing.dir') continues from its last checkpoint with weir run --restore",
+        );
+      if (stmt.withDrain)
+        fail(
+          "unsupported",
+          "STOP JOB ... WITH DRAIN is not supported: Weir does not end a job's event time before stopping it",
+          stmt.span,
+          "use STOP JOB 'id'",
+        );
       return {
         kind: "stop-job",
         jobId: stmt.jobId.value,

@@ -1,4 +1,5 @@
 import { parseDuration, parseMemorySize } from "./durations.js";
+import { redactUrl } from "./secrets.js";
 
 /**
  * What each connector and format accepts in `WITH (...)`, checked at plan time so that a typo
@@ -136,7 +137,7 @@ const sinkBuffer: OptionSpec[] = [
   { key: "sink.buffer-flush.max-rows", type: int(0), description: "flush after this many rows" },
   { key: "sink.buffer-flush.interval", type: duration, description: "flush at least this often" },
   { key: "sink.max-retries", type: int(0), description: "retries of a failed flush" },
-  { key: "sink.parallelism", type: int(1), description: "accepted for Flink compatibility" },
+  { key: "sink.parallelism", type: oneOf("1"), description: "one writer (Weir writes with parallelism 1)" },
 ];
 
 export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
@@ -159,7 +160,11 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
         type: duration,
         description: "accepted for Flink compatibility",
       },
-      { key: "sink.parallelism", type: int(1), description: "accepted for Flink compatibility" },
+      {
+        key: "sink.parallelism",
+        type: oneOf("1"),
+        description: "one writer (Weir writes with parallelism 1)",
+      },
     ],
   },
   datagen: {
@@ -185,7 +190,11 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
     options: [
       { key: "print-identifier", type: str, description: "prefix of each printed line" },
       { key: "standard-error", type: bool, description: "print to standard error" },
-      { key: "sink.parallelism", type: int(1), description: "accepted for Flink compatibility" },
+      {
+        key: "sink.parallelism",
+        type: oneOf("1"),
+        description: "one writer (Weir writes with parallelism 1)",
+      },
     ],
   },
   blackhole: { name: "blackhole", source: false, sink: true, formats: null, prefixes: [], options: [] },
@@ -262,14 +271,22 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       },
       idleTimeout,
       emitStrategy,
-      { key: "sink.partitioner", type: str, description: "default | fixed | round-robin" },
+      {
+        key: "sink.partitioner",
+        type: oneOf("default", "fixed", "round-robin"),
+        description: "default | fixed | round-robin",
+      },
       {
         key: "sink.delivery-guarantee",
         type: oneOf("none", "at-least-once", "exactly-once"),
         description: "",
       },
       { key: "sink.transactional-id-prefix", type: str, description: "exactly-once transactional ids" },
-      { key: "sink.parallelism", type: int(1), description: "accepted for Flink compatibility" },
+      {
+        key: "sink.parallelism",
+        type: oneOf("1"),
+        description: "one writer (Weir writes with parallelism 1)",
+      },
     ],
   },
   "upsert-kafka": {
@@ -294,7 +311,11 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       emitStrategy,
       { key: "sink.buffer-flush.max-rows", type: int(0), description: "buffered rows per key" },
       { key: "sink.buffer-flush.interval", type: duration, description: "buffer flush interval" },
-      { key: "sink.parallelism", type: int(1), description: "accepted for Flink compatibility" },
+      {
+        key: "sink.parallelism",
+        type: oneOf("1"),
+        description: "one writer (Weir writes with parallelism 1)",
+      },
     ],
   },
   postgres: {
@@ -450,13 +471,29 @@ export function validateOptions(
       problems.push({
         key: "url",
         at: "value",
-        message: `option 'url' = '${url}' is not a PostgreSQL URL`,
+        message: `option 'url' = '${redactUrl(url)}' is not a PostgreSQL URL`,
         hint:
           spec.name === "jdbc"
             ? "Weir's jdbc connector speaks to PostgreSQL: jdbc:postgresql://host:port/database (or postgres://...)"
             : "postgres://user@host:port/database (or jdbc:postgresql://host:port/database)",
       });
     }
+  }
+  if (spec.name === "kafka" && options.get("sink.delivery-guarantee") === "exactly-once") {
+    problems.push({
+      key: "sink.delivery-guarantee",
+      at: "value",
+      message: "'sink.delivery-guarantee' = 'exactly-once' is not implemented yet",
+      hint: "use 'at-least-once' (the default)",
+    });
+  }
+  if (spec.name === "kafka" && options.has("sink.transactional-id-prefix")) {
+    problems.push({
+      key: "sink.transactional-id-prefix",
+      at: "key",
+      message:
+        "'sink.transactional-id-prefix' is used only by 'exactly-once' delivery, which is not implemented yet",
+    });
   }
   if (spec.name === "kafka" && !options.has("topic") && !options.has("topic-pattern")) {
     problems.push({

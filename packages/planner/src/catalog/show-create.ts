@@ -1,6 +1,7 @@
 import { print } from "@weir/parser";
 import { formatType } from "../types.js";
 import type { CatalogObject } from "./catalog.js";
+import { redactOption } from "./secrets.js";
 
 function ident(name: string): string {
   return `\`${name.replaceAll("`", "``")}\``;
@@ -48,7 +49,9 @@ export function showCreate(object: CatalogObject): string {
         const name = object.primaryKeyName ? `CONSTRAINT ${ident(object.primaryKeyName)} ` : "";
         lines.push(`  ${name}PRIMARY KEY (${cols}) NOT ENFORCED`);
       }
-      const options = Object.entries(object.options).map(([k, v]) => `  ${str(k)} = ${str(v)}`);
+      const options = Object.entries(object.options).map(
+        ([k, v]) => `  ${str(k)} = ${str(redactOption(k, v))}`,
+      );
       const comment = object.comment ? `\nCOMMENT ${str(object.comment)}` : "";
       const temporary = object.temporary ? "TEMPORARY " : "";
       return `CREATE ${temporary}TABLE ${ident(object.name)} (\n${lines.join(",\n")}\n)${comment} WITH (\n${options.join(",\n")}\n)`;
@@ -59,7 +62,9 @@ export function showCreate(object: CatalogObject): string {
       return `CREATE ${temporary}VIEW ${ident(object.name)} (${cols}) AS\n${print(object.query)}`;
     }
     case "materialized-view": {
-      const options = Object.entries(object.options).map(([k, v]) => `  ${str(k)} = ${str(v)}`);
+      const options = Object.entries(object.options).map(
+        ([k, v]) => `  ${str(k)} = ${str(redactOption(k, v))}`,
+      );
       const withClause = options.length > 0 ? ` WITH (\n${options.join(",\n")}\n)` : "";
       return `CREATE MATERIALIZED VIEW ${ident(object.name)}${withClause} AS\n${print(object.query)}`;
     }

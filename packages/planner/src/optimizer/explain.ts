@@ -54,14 +54,71 @@ export function formatChangelogMode(mode: ChangelogMode): string {
 function properties(node: PhysicalNode, options: ExplainOptions): string {
   const parts: string[] = [];
   if (options.changelogMode) parts.push(`changelogMode=${formatChangelogMode(node.changelogMode)}`);
-  const names = node.schema;
+  const names = uniqueNames(node.schema);
   if (node.streamKey) parts.push(`streamKey=[${node.streamKey.map((k) => names[k]?.name ?? k).join(", ")}]`);
   if (node.watermarkColumn !== null) parts.push(`watermark=[${names[node.watermarkColumn]?.name}]`);
   return parts.length ? `, ${parts.join(", ")}` : "";
 }
 
 function fieldList(fields: readonly Field[]): string {
-  return fields.map((f) => f.name).join(", ");
+  return uniqueNames(fields)
+    .map((f) => f.name)
+    .join(", ");
+}
+
+/**
+ * The fields with repeated names made unique as Calcite (and Flink's EXPLAIN) does: a repeat
+ * gets the first free suffix 0, 1, … (`order_id`, `order_id0`), so that a join's two
+ * `order_id` columns, and the expressions over them, read unambiguously.
+ */
+export function uniqueNames(fields: readonly Field[]): Field[] {
+  const used = new Set<string>();
+  let repeated = false;
+  for (const f of fields) {
+    if (used.has(f.name)) repeated = true;
+    used.add(f.name);
+  }
+  if (!repeated) return fields as Field[];
+  const taken = new Set<string>();
+  return fields.map((f) => {
+    let name = f.name;
+    for (let n = 0; taken.has(name); n++) name = `${f.name}${n}`;
+    taken.add(name);
+    return name === f.name ? f : { ...f, name };
+  });
+}
+
+/** A join's condition: each key pair as an equality (by name), then the residual condition. */
+function joinCondition(
+  leftKeys: readonly number[],
+  rightKeys: readonly number[],
+  leftWidth: number,
+  condition: Parameters<typeof formatExpr>[0] | null,
+  fields: readonly Field[],
+): string {
+  const parts = leftKeys.map(
+    (l, i) =>
+      `(${fields[l]?.name ?? `$${l}`} = ${fields[leftWidth + rightKeys[i]!]?.name ?? `$${leftWidth + rightKeys[i]!}`})`,
+  );
+  if (condition !== null) parts.push(formatExpr(condition, fields));
+  return parts.length === 0 ? "true" : parts.join(" AND ");
+}
+
+/** ` + 5000 ms`, ` - 600000 ms`, or nothing for 0. */
+function offset(ms: number): string {
+  return ms === 0 ? "" : ms > 0 ? ` + ${ms} ms` : ` - ${-ms} ms`;
+}
+
+function joinKeys(
+  leftKeys: readonly number[],
+  rightKeys: readonly number[],
+  leftWidth: number,
+  fields: readonly Field[],
+): string {
+  return `leftKeys=[${names(leftKeys, fields)}], rightKeys=[${names(
+    rightKeys.map((k) => leftWidth + k),
+    fields,
+  )}]`;
 }
 
 function names(cols: readonly number[], fields: readonly Field[]): string {
@@ -101,7 +158,8 @@ function sortList(keys: readonly SortKey[], fields: readonly Field[]): string {
 
 /** One node as `Kind(details)`, used by EXPLAIN and by plan-time error messages. */
 export function nodeLabel(node: PhysicalNode, nodes: readonly PhysicalNode[]): string {
-  const inFields = node.inputs.flatMap((i) => nodes[i]?.schema ?? []);
+  const inFields = uniqueNames(node.inputs.flatMap((i) => nodes[i]?.schema ?? []));
+  const leftWidth = nodes[node.inputs[0] ?? -1]?.schema.length ?? 0;
   switch (node.kind) {
     case "source":
       return `TableSourceScan(table=[${node.table}], fields=[${fieldList(
@@ -110,9 +168,10 @@ export function nodeLabel(node: PhysicalNode, nodes: readonly PhysicalNode[]): s
     case "values":
       return `Values(tuples=[${node.rows.length}], fields=[${fieldList(node.schema)}])`;
     case "calc": {
+      const outNames = uniqueNames(node.schema);
       const sel = node.projections.map((p, i) => {
         const text = formatExpr(p, inFields);
-        const name = node.schema[i]!.name;
+        const name = outNames[i]!.name;
         return text === name ? text : `${text} AS ${name}`;
       });
       const where = node.condition ? `, where=[${formatExpr(node.condition, inFields)}]` : "";
@@ -132,13 +191,36 @@ export function nodeLabel(node: PhysicalNode, nodes: readonly PhysicalNode[]): s
     case "group-aggregate":
       return `GroupAggregate(groupBy=[${names(node.groupKeys, inFields)}], select=[${aggList(node.aggregates, inFields)}])`;
     case "join":
-      return `Join(joinType=[${node.joinType.toUpperCase()}], keys=[${node.leftKeys.length}]${
-        node.condition ? ", where=[…]" : ""
-      })`;
+      return `Join(joinType=[${node.joinType.toUpperCase()}], where=[${joinCondition(
+        node.leftKeys,
+        node.rightKeys,
+        leftWidth,
+        node.condition,
+        inFields,
+      )}], ${joinKeys(node.leftKeys, node.rightKeys, leftWidth, inFields)}, select=[${fieldList(node.schema)}])`;
     case "interval-join":
-      return `IntervalJoin(joinType=[${node.joinType.toUpperCase()}], lower=[${node.lowerBound} ms], upper=[${node.upperBound} ms], keys=[${node.leftKeys.length}])`;
+      return `IntervalJoin(joinType=[${node.joinType.toUpperCase()}], where=[${joinCondition(
+        node.leftKeys,
+        node.rightKeys,
+        leftWidth,
+        node.condition,
+        inFields,
+      )}], ${joinKeys(node.leftKeys, node.rightKeys, leftWidth, inFields)}, time=[${
+        inFields[node.leftTimeColumn]?.name
+      } BETWEEN ${inFields[leftWidth + node.rightTimeColumn]?.name}${offset(node.lowerBound)} AND ${
+        inFields[leftWidth + node.rightTimeColumn]?.name
+      }${offset(node.upperBound)}], select=[${fieldList(node.schema)}])`;
     case "window-join":
-      return `WindowJoin(joinType=[${node.joinType.toUpperCase()}], keys=[${node.leftKeys.length}])`;
+      return `WindowJoin(joinType=[${node.joinType.toUpperCase()}], where=[${joinCondition(
+        node.leftKeys,
+        node.rightKeys,
+        leftWidth,
+        node.condition,
+        inFields,
+      )}], ${joinKeys(node.leftKeys, node.rightKeys, leftWidth, inFields)}, leftWindow=[${names(
+        [node.leftWindow.start, node.leftWindow.end],
+        inFields,
+      )}], rightWindow=[${names([leftWidth + node.rightWindow.start, leftWidth + node.rightWindow.end], inFields)}], select=[${fieldList(node.schema)}])`;
     case "rank":
       return `Rank(rankType=[${node.rankFunction}], rankRange=[rankStart=${node.rankStart}, rankEnd=${node.rankEnd}], partitionBy=[${names(
         node.partitionKeys,

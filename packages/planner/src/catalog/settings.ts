@@ -1,0 +1,191 @@
+import { parseDuration } from "./durations.js";
+
+/**
+ * What `SET 'key' = 'value'` (and `--set key=value`) may change. A key Weir reads has a check of
+ * its value, run at `SET` time so that a bad value is reported where it is written, not when a
+ * later query fails. A Flink key whose feature Weir does not have is refused (for every value,
+ * or for every value but the one Weir does: never accepted and ignored). Any other key is
+ * accepted with a warning: it reaches the job's settings, but nothing reads it.
+ */
+export interface SettingProblem {
+  readonly severity: "error" | "warning";
+  readonly message: string;
+  readonly hint?: string;
+  /** Which half of the statement the problem is about (where the caret goes). */
+  readonly at: "key" | "value";
+}
+
+type ValueCheck = (value: string) => string | undefined;
+
+const duration: ValueCheck = (v) =>
+  parseDuration(v) === undefined ? "expects a duration such as '10 s', '5 min' or '24 h'" : undefined;
+
+const oneOf =
+  (...values: string[]): ValueCheck =>
+  (v) =>
+    values.includes(v.trim().toLowerCase())
+      ? undefined
+      : `expects one of ${values.map((x) => `'${x}'`).join(", ")}`;
+
+const boolean = oneOf("true", "false");
+
+/** Flink's zone ids: `UTC`, an offset (`+09:00`, `GMT-5`), or an IANA name (`Asia/Seoul`). */
+const timeZone: ValueCheck = (v) => {
+  const id = v.trim();
+  if (/^(?:UTC|GMT|UT|Z)?\s*[+-]\d{1,2}(?::?\d{2})?$/i.test(id) || /^(UTC|GMT|UT|Z|Etc\/UTC)$/i.test(id))
+    return undefined;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: id });
+    return undefined;
+  } catch {
+    return "expects a time zone: an IANA name such as 'Asia/Seoul' or 'Europe/Berlin', 'UTC', or an offset such as '+09:00'";
+  }
+};
+
+/** Only the value Weir implements (the key is Flink's; another value would be ignored). */
+const only =
+  (value: string, why: string): ValueCheck =>
+  (v) =>
+    v.trim().toLowerCase() === value.toLowerCase() ? undefined : `only '${value}' is supported: ${why}`;
+
+const positiveInteger: ValueCheck = (v) =>
+  /^\s*[1-9]\d*\s*$/.test(v) ? undefined : "expects a positive integer";
+
+const port: ValueCheck = (v) => {
+  const n = Number(v.trim());
+  return v.trim() !== "" && Number.isInteger(n) && n >= 0 && n <= 65535
+    ? undefined
+    : "expects a port number (0..65535; 0 picks a free port)";
+};
+
+const nonEmpty: ValueCheck = (v) => (v.trim() === "" ? "expects a path" : undefined);
+const anything: ValueCheck = () => undefined;
+
+/** The settings Weir reads (or, with `only`, the Flink settings whose one value Weir implements). */
+const KNOWN: Readonly<Record<string, ValueCheck>> = {
+  "table.local-time-zone": timeZone,
+  "table.exec.state.ttl": duration,
+  "table.exec.source.idle-timeout": duration,
+  "execution.checkpointing.interval": duration,
+  "execution.checkpointing.dir": nonEmpty,
+  "execution.checkpointing.num-retained": positiveInteger,
+  "state.checkpoints.num-retained": positiveInteger,
+  "state.checkpoints.dir": nonEmpty,
+  "execution.checkpointing.timeout": duration,
+  "execution.checkpointing.min-pause": duration,
+  "execution.checkpointing.mode": (v) =>
+    ["EXACTLY_ONCE", "AT_LEAST_ONCE"].includes(v.trim())
+      ? undefined
+      : "expects 'EXACTLY_ONCE' (aligned barriers) or 'AT_LEAST_ONCE'",
+  "execution.checkpointing.max-concurrent-checkpoints": only("1", "Weir takes one checkpoint at a time"),
+  "state.backend.type": (v) =>
+    ["hashmap", "memory"].includes(v.trim())
+      ? undefined
+      : "is not a state backend this Weir has: use 'hashmap' (state in memory; 'memory' is an alias)",
+  "sql-client.execution.result-mode": oneOf("table", "changelog", "tableau"),
+  "execution.runtime-mode": only("streaming", "Weir runs every query as a streaming job"),
+  "table.exec.mini-batch.enabled": only("false", "Weir has no mini-batch aggregation"),
+  "table.exec.sink.not-null-enforcer": only(
+    "ERROR",
+    "Weir does not drop rows for a NULL in a NOT NULL sink column",
+  ),
+  "table.exec.sink.upsert-materialize": only(
+    "AUTO",
+    "Weir has no setting to force or forbid an upsert materializer",
+  ),
+  "parallelism.default": only("1", "Weir runs each job in one thread (parallelism 1)"),
+  "table.exec.resource.default-parallelism": (v) =>
+    ["1", "-1"].includes(v.trim())
+      ? undefined
+      : "only '1' (or '-1', the default) is supported: Weir runs each job in one thread (parallelism 1)",
+  "pipeline.name": anything,
+  "weir.mv.serve": boolean,
+  "weir.mv.port": port,
+};
+
+/** Flink settings of features Weir does not have: refused for any value. */
+const UNSUPPORTED: readonly {
+  readonly match: (key: string) => boolean;
+  readonly why: string;
+  readonly hint?: string;
+}[] = [
+  {
+    match: (k) => k.startsWith("state.backend"),
+    why: "Weir keeps operator state in memory ('state.backend.type' = 'hashmap'); there is no other state backend yet",
+  },
+  {
+    match: (k) => k === "state.savepoints.dir",
+    why: "Weir has no savepoints yet",
+  },
+  {
+    match: (k) => k === "sink.parallelism",
+    why: "it is a table option in Flink, and Weir runs each job with parallelism 1",
+  },
+  {
+    match: (k) =>
+      k === "execution.checkpointing.tolerable-failed-checkpoints" ||
+      k === "execution.checkpointing.unaligned" ||
+      k === "execution.checkpointing.unaligned.enabled",
+    why: "Weir's checkpoints are aligned; a checkpoint that times out is aborted and the next one is tried",
+  },
+  {
+    match: (k) => k.startsWith("restart-strategy"),
+    why: "Weir does not restart a failed job (restart it with weir run --restore)",
+  },
+];
+
+/** The keys Weir reads, for completion and did-you-mean hints. */
+export const KNOWN_SETTINGS: readonly string[] = Object.keys(KNOWN).sort();
+
+/** The problem with `SET 'key' = 'value'`, or undefined when Weir honours it. */
+export function checkSetting(key: string, value: string): SettingProblem | undefined {
+  const check = KNOWN[key];
+  if (check !== undefined) {
+    const why = check(value);
+    return why === undefined
+      ? undefined
+      : { severity: "error", message: `'${key}' ${why}, got '${value}'`, at: "value" };
+  }
+  for (const u of UNSUPPORTED) {
+    if (u.match(key))
+      return {
+        severity: "error",
+        message: `setting '${key}' is not supported: ${u.why}`,
+        at: "key",
+        ...(u.hint ? { hint: u.hint } : {}),
+      };
+  }
+  const near = closest(key, KNOWN_SETTINGS);
+  return {
+    severity: "warning",
+    message: `unknown setting '${key}': Weir does not read it (it is kept, and shown by SET;)`,
+    at: "key",
+    hint: near
+      ? `did you mean '${near}'?`
+      : "the settings Weir reads are listed in docs/reference/sql.md (SET and RESET)",
+  };
+}
+
+function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const c of candidates) {
+    const d = editDistance(word.toLowerCase(), c);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = c;
+    }
+  }
+  return bestDistance <= Math.max(1, Math.floor(word.length / 6)) ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
