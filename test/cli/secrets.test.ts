@@ -47,6 +47,17 @@ describe("secrets are redacted", () => {
     expect(r.stdout).toContain('"password": "******"');
   });
 
+  it("in the shell's EXPLAIN JSON_EXECUTION_PLAN", async () => {
+    const file = tempFile(
+      "explain-shell.sql",
+      `${TABLES}EXPLAIN JSON_EXECUTION_PLAN INSERT INTO pg_t SELECT id FROM src;\n`,
+    );
+    const r = await runWeir(["-f", file]);
+    expect(r.code, r.stderr).toBe(0);
+    expectNoSecret(r.stdout);
+    expect(r.stdout).toContain('"password": "******"');
+  });
+
   it("in error messages and the --json error object", async () => {
     const file = tempFile(
       "bad.sql",

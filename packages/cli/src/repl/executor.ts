@@ -3,6 +3,7 @@ import {
   type BoundInsert,
   type BoundStatement,
   COLLECT_CONNECTOR,
+  dagForDisplay,
   explainDag,
   type PhysicalDag,
   type PlanTarget,
@@ -188,7 +189,7 @@ export class StatementExecutor {
             : (t.kind === "insert" ? [t.insert] : t.inserts).map(tableTarget);
         const dag = this.engine.tryPlan(targets, source, file);
         if (dag === undefined) return "invalid";
-        if (bound.details.includes("JSON_EXECUTION_PLAN")) say(JSON.stringify(dag, null, 2));
+        if (bound.details.includes("JSON_EXECUTION_PLAN")) say(JSON.stringify(dagForDisplay(dag), null, 2));
         else say(explainDag(dag, { changelogMode: bound.details.includes("CHANGELOG_MODE") }));
         return "ok";
       }
