@@ -47,7 +47,7 @@ describe("secrets are redacted", () => {
     expect(r.stdout).toContain('"password": "******"');
   });
 
-  it("in the shell's EXPLAIN JSON_EXECUTION_PLAN", async () => {
+  it("in EXPLAIN JSON_EXECUTION_PLAN of weir -f", async () => {
     const file = tempFile(
       "explain-shell.sql",
       `${TABLES}EXPLAIN JSON_EXECUTION_PLAN INSERT INTO pg_t SELECT id FROM src;\n`,
