@@ -24,6 +24,13 @@ const PLANS: readonly { readonly name: string; readonly sql: string; readonly pl
 => [order_id BIGINT NOT NULL, customer STRING, amount DECIMAL(10, 2), quantity INT, tags ARRAY<STRING>, address ROW<\`city\` STRING, \`zip\` INT>, attrs MAP<STRING, STRING>, ts TIMESTAMP(3) *ROWTIME*, pt TIMESTAMP_LTZ(3) NOT NULL *PROCTIME*, rate DECIMAL(10, 4)]`,
   },
   {
+    name: "JSON_VALUE … RETURNING types the call (issue 16)",
+    sql: "SELECT JSON_VALUE(customer, '$.n' RETURNING INT) + 1 AS n, JSON_VALUE(customer, '$.d' RETURNING DECIMAL(10, 2) NULL ON EMPTY NULL ON ERROR) AS d, JSON_VALUE(customer, '$.s') AS s FROM orders",
+    plan: `Project(+(JSON_VALUE($1, '$.n'), 1), JSON_VALUE($1, '$.d'), JSON_VALUE($1, '$.s'))
+  Scan(table=orders)
+=> [n INT, d DECIMAL(10, 2), s STRING]`,
+  },
+  {
     name: "literals take Flink's types",
     sql: "SELECT 1, -2, 1.50, 1e3, 'ab', TRUE, NULL, X'0AFF', DATE '2024-02-29', TIME '12:30:00.5', TIMESTAMP '2024-01-02 03:04:05.678', INTERVAL '1:30' HOUR TO MINUTE, INTERVAL '2-3' YEAR TO MONTH, INTERVAL '10' SECOND",
     plan: `Project(1, -2, 1.50, 1000, 'ab', TRUE, NULL, X'0aff', DATE(19782), TIME(45000500), TIMESTAMP(1704164645678), 5400000ms, 27mo, 10000ms)
@@ -514,6 +521,17 @@ const ERRORS: readonly { readonly name: string; readonly sql: string; readonly e
     name: "insert into unknown column",
     sql: "INSERT INTO sink (customer, totl) SELECT customer, amount FROM orders",
     error: "1:29: column 'totl' not found in table 'sink' [hint: did you mean 'total'?]",
+  },
+  {
+    name: "JSON_VALUE DEFAULT ON EMPTY is refused, not ignored",
+    sql: "SELECT JSON_VALUE(customer, '$.n' RETURNING INT DEFAULT 0 ON EMPTY) FROM orders",
+    error: "1:8: JSON_VALUE: DEFAULT ON EMPTY is not supported; only NULL ON EMPTY (the default) is",
+  },
+  {
+    name: "JSON_VALUE RETURNING a type it cannot convert to",
+    sql: "SELECT JSON_VALUE(customer, '$.n' RETURNING DATE) FROM orders",
+    error:
+      "1:8: JSON_VALUE: RETURNING DATE is not supported; use BOOLEAN, an integer type, FLOAT, DOUBLE, DECIMAL or a string type (and CAST the result)",
   },
   {
     name: "insert leaving a NOT NULL column out",

@@ -211,6 +211,8 @@ export function bindExpr(e: ast.Expr, ctx: ExprContext): Expr {
       if (e.for) args.push(b(e.for));
       return callOf("OVERLAY", args, e.span);
     }
+    case "JsonValueExpr":
+      return bindJsonValue(e, b);
     case "TimestampArithExpr":
       return callOf(e.fn, [keyword(e.unit), b(e.args[0]), b(e.args[1])], e.span);
     case "ArrayConstructor":
@@ -232,6 +234,46 @@ export function bindExpr(e: ast.Expr, ctx: ExprContext): Expr {
       return _exhaustive;
     }
   }
+}
+
+/** The RETURNING types JSON_VALUE converts to (others are refused rather than guessed). */
+const JSON_VALUE_RETURNING = new Set([
+  "BOOLEAN",
+  "TINYINT",
+  "SMALLINT",
+  "INT",
+  "BIGINT",
+  "FLOAT",
+  "DOUBLE",
+  "DECIMAL",
+  "CHAR",
+  "VARCHAR",
+]);
+
+function bindJsonValue(e: ast.JsonValueExpr, b: (x: ast.Expr) => Expr): Expr {
+  for (const [behavior, on] of [
+    [e.onEmpty, "EMPTY"],
+    [e.onError, "ERROR"],
+  ] as const) {
+    if (behavior !== undefined && behavior.kind !== "NULL") {
+      fail(
+        "unsupported",
+        `JSON_VALUE: ${behavior.kind} ON ${on} is not supported; only NULL ON ${on} (the default) is`,
+        e.span,
+      );
+    }
+  }
+  const call = callOf("JSON_VALUE", [b(e.json), b(e.path)], e.span);
+  if (e.returning === undefined || call.kind !== "call") return call;
+  const target = bindDataType(e.returning);
+  if (!JSON_VALUE_RETURNING.has(target.kind)) {
+    fail(
+      "unsupported",
+      `JSON_VALUE: RETURNING ${formatType(target)} is not supported; use BOOLEAN, an integer type, FLOAT, DOUBLE, DECIMAL or a string type (and CAST the result)`,
+      e.span,
+    );
+  }
+  return E.call(call.fn, call.args, withNullable(target, true));
 }
 
 function fieldAccess(target: Expr, field: ast.Identifier): Expr {

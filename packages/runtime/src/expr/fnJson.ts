@@ -118,7 +118,8 @@ export const JSON_IMPLS: Record<string, FnImpl> = {
       const convert = returning(c.type);
       const f = (json: string, path: string) => {
         const r = evaluate(json, path);
-        if (r === null || r.items.length !== 1) return null;
+        // a wildcard path selects a list (jayway), never a scalar: NULL, as Flink
+        if (r === null || r.multi || r.items.length !== 1) return null;
         const v = r.items[0];
         if (v === null || typeof v === "object") return null;
         return convert(v);
@@ -130,8 +131,10 @@ export const JSON_IMPLS: Record<string, FnImpl> = {
     gen: (c) => {
       const f = (json: string, path: string) => {
         const r = evaluate(json, path);
-        if (r === null || r.items.length === 0) return null;
+        if (r === null) return null;
+        // a wildcard path gives the array of its matches, '[]' when nothing matches (as Flink)
         if (r.multi) return JSON.stringify(r.items);
+        if (r.items.length === 0) return null;
         const v = r.items[0];
         return v !== null && typeof v === "object" ? JSON.stringify(v) : null;
       };

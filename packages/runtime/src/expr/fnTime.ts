@@ -87,10 +87,11 @@ function field(unit: string): Wall {
       return (w) => Math.floor(msOfDay(w) / 60_000) % 60;
     case "SECOND":
       return (w) => Math.floor(msOfDay(w) / 1000) % 60;
+    // Flink's convertExtract: the millisecond (microsecond) within the second, not with the seconds
     case "MILLISECOND":
-      return (w) => msOfDay(w) % 60_000;
+      return (w) => msOfDay(w) % 1000;
     case "MICROSECOND":
-      return (w) => (msOfDay(w) % 60_000) * 1000;
+      return (w) => (msOfDay(w) % 1000) * 1000;
     case "DECADE":
       return (w) => Math.floor(civilFromDays(days(w)).year / 10);
     case "CENTURY":
@@ -211,15 +212,49 @@ const timestampAdd: FnImpl = {
   },
 };
 
+/** Flink's DateTimeUtils.addMonths on days: the day clamps to the end of the target month. */
+function addMonthsToDay(date: number, m: number): number {
+  const c = civilFromDays(date);
+  const total = c.year * 12 + (c.month - 1) + m;
+  const y = Math.floor(total / 12);
+  const mo = total - y * 12 + 1;
+  const last = daysInMonthOf(y, mo);
+  return daysFromCivil(y, mo, Math.min(c.day, last));
+}
+
+function daysInMonthOf(y: number, m: number): number {
+  return m === 2
+    ? y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
+      ? 29
+      : 28
+    : [4, 6, 9, 11].includes(m)
+      ? 30
+      : 31;
+}
+
+/** Flink's DateTimeUtils.subtractMonths(int, int): whole months from date1 to date0. */
+function subtractMonthDays(date0: number, date1: number): number {
+  if (date0 < date1) return -subtractMonthDays(date1, date0);
+  let m = Math.trunc((date0 - date1) / 31);
+  for (;;) {
+    if (addMonthsToDay(date1, m) >= date0) return m;
+    if (addMonthsToDay(date1, m + 1) > date0) return m;
+    ++m;
+  }
+}
+
+/**
+ * Flink's DateTimeUtils.subtractMonths(long t0, long t1) on wall-clock millis (TIMESTAMPDIFF
+ * passes (b, a)): the months between the days, one less when t1's day plus the months lands on
+ * t0's day but t1's time of day is later. Kept exactly, asymmetry included: TIMESTAMPDIFF(MONTH,
+ * '2026-12-31 23:00', '2026-06-30 00:00') is -7 in Flink.
+ */
 function monthsBetween(a: number, b: number): number {
-  const ca = civilFromDays(days(a));
-  const cb = civilFromDays(days(b));
-  let m = cb.year * 12 + cb.month - (ca.year * 12 + ca.month);
-  const restA = ca.day * MS_PER_DAY + msOfDay(a);
-  const restB = cb.day * MS_PER_DAY + msOfDay(b);
-  if (m > 0 && restB < restA) m--;
-  else if (m < 0 && restB > restA) m++;
-  return m;
+  const d0 = days(b);
+  const d1 = days(a);
+  let x = subtractMonthDays(d0, d1);
+  if (addMonthsToDay(d1, x) === d0 && msOfDay(b) < msOfDay(a)) x--;
+  return x;
 }
 
 const UNIT_MS: Record<string, number> = {
@@ -305,12 +340,13 @@ const unixTimestamp: FnImpl = {
     if (c.args.length === 0) return `Math.floor(${c.env(c.ctx)}.now() / 1000)`;
     const zone = c.zone;
     const f = (s: string, fmt?: string) => {
-      const parser = dateParser(fmt ?? DEFAULT_FORMAT);
+      // SimpleDateFormat.parse, as Flink: lenient, and text after the pattern is ignored
+      const parser = dateParser(fmt ?? DEFAULT_FORMAT, true);
       const w = parser(s);
       if (w === null) return UNPARSEABLE;
       // Text with its own offset (pattern letters X / Z) names an instant; else it is local time.
       const offset = parser.lastOffsetMs;
-      return Math.floor((offset === undefined ? localToInstant(w, zone) : w - offset) / 1000);
+      return Math.trunc((offset === undefined ? localToInstant(w, zone) : w - offset) / 1000);
     };
     return `${c.env(f)}(${c.args.join(", ")})`;
   },
