@@ -315,6 +315,30 @@ const PLANS: readonly { readonly name: string; readonly sql: string; readonly pl
 => [customer STRING]`,
   },
   {
+    name: "union all keeps a time attribute every input has (issue 16)",
+    sql: "SELECT ts AS t, pt FROM orders UNION ALL SELECT ts, pt FROM orders WHERE quantity > 1",
+    plan: `Union(all)
+  Project($7, $8)
+    Scan(table=orders)
+  Project($0, $1)
+    Project($7, $8)
+      Filter(>($3, 1))
+        Scan(table=orders)
+=> [t TIMESTAMP(3) *ROWTIME*, pt TIMESTAMP_LTZ(3) NOT NULL *PROCTIME*]`,
+  },
+  {
+    name: "union all of a rowtime and a plain timestamp is a plain timestamp",
+    sql: "SELECT ts FROM orders UNION ALL SELECT ts FROM customers UNION ALL SELECT ts FROM orders",
+    plan: `Union(all)
+  Project($7)
+    Scan(table=orders)
+  Project($2)
+    Scan(table=customers)
+  Project($7)
+    Scan(table=orders)
+=> [ts TIMESTAMP(3)]`,
+  },
+  {
     name: "union distinct and common types",
     sql: "SELECT quantity, amount FROM orders UNION SELECT 1, 2.5",
     plan: `Aggregate(keys=[$0, $1])
