@@ -315,6 +315,15 @@ const PLANS: readonly { readonly name: string; readonly sql: string; readonly pl
 => [customer STRING]`,
   },
   {
+    name: "LAG over an OVER window (issue 16)",
+    sql: "SELECT LAG(quantity) OVER w, LAG(amount, 2, 0) OVER w FROM orders WINDOW w AS (PARTITION BY customer ORDER BY ts)",
+    plan: `Project($10, $11)
+  Over(LAG($3, 1, false) over (partition=[$1] order=[$7] rows unbounded preceding), LAG($9, 2, true) over (partition=[$1] order=[$7] rows unbounded preceding))
+    Project($0, $1, $2, $3, $4, $5, $6, $7, $8, ROW($2, 0.00))
+      Scan(table=orders)
+=> [EXPR$0 INT, EXPR$1 DECIMAL(10, 2)]`,
+  },
+  {
     name: "union all keeps a time attribute every input has (issue 16)",
     sql: "SELECT ts AS t, pt FROM orders UNION ALL SELECT ts, pt FROM orders WHERE quantity > 1",
     plan: `Union(all)
@@ -545,6 +554,22 @@ const ERRORS: readonly { readonly name: string; readonly sql: string; readonly e
     name: "insert into unknown column",
     sql: "INSERT INTO sink (customer, totl) SELECT customer, amount FROM orders",
     error: "1:29: column 'totl' not found in table 'sink' [hint: did you mean 'total'?]",
+  },
+  {
+    name: "LEAD is refused on a stream, as in Flink",
+    sql: "SELECT LEAD(quantity) OVER (ORDER BY ts) FROM orders",
+    error:
+      "1:8: LEAD is not supported on a stream, as in Flink: it needs rows that have not arrived yet [hint: use LAG ordered the same way, and read the pair from the later row]",
+  },
+  {
+    name: "LAG takes no frame",
+    sql: "SELECT LAG(quantity) OVER (ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM orders",
+    error: "1:40: LAG does not take a window frame",
+  },
+  {
+    name: "LAG's offset is a constant",
+    sql: "SELECT LAG(quantity, quantity) OVER (ORDER BY ts) FROM orders",
+    error: "1:22: the offset of LAG must be a non-negative integer constant",
   },
   {
     name: "JSON_VALUE DEFAULT ON EMPTY is refused, not ignored",

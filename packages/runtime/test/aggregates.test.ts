@@ -232,6 +232,42 @@ function close(actual: unknown, expected: unknown): void {
   else expect(actual).toEqual(expected);
 }
 
+describe("LAG", () => {
+  const lagOf = (offset: number, withDefault: boolean) =>
+    createAggregate(
+      { fn: "LAG", argTypes: [T.int()], type: T.int(), distinct: false, constants: [offset, withDefault] },
+      false,
+    );
+  const results = (f: AggregateFunction, inputs: unknown[]) => {
+    let acc = f.create();
+    return inputs.map((v) => {
+      acc = f.accumulate(acc, v);
+      return f.getValue(acc);
+    });
+  };
+  it.each([
+    ["LAG(v)", lagOf(1, false), [1, 2, null, 4], [null, 1, 2, null]],
+    ["LAG(v, 2)", lagOf(2, false), [1, 2, 3, 4], [null, null, 1, 2]],
+    ["LAG(v, 0) is the row itself", lagOf(0, false), [1, 2], [1, 2]],
+    [
+      "LAG(v, 1, d) uses the current row's default",
+      lagOf(1, true),
+      [
+        [1, -1],
+        [2, -2],
+        [null, -3],
+        [4, -4],
+      ],
+      [-1, 1, 2, null],
+    ],
+  ] as const)("%s", (_name, f, inputs, expected) => {
+    expect(results(f, [...inputs])).toEqual(expected);
+  });
+  it("does not retract (its frame is every row so far)", () => {
+    expect(() => lagOf(1, false).retract([1], 1)).toThrow(/LAG was planned without retraction/);
+  });
+});
+
 describe("variance moments", () => {
   it("merging window slices re-shifts the sums (stable too)", () => {
     const f = agg("STDDEV_POP", T.double(), T.double());
