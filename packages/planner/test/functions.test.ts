@@ -61,7 +61,7 @@ describe("inferCall", () => {
     ["AND", [T.boolean(false), T.null()], "BOOLEAN <- BOOLEAN NOT NULL, BOOLEAN"],
     ["IS NULL", [T.int()], "BOOLEAN NOT NULL <- INT"],
     // functions
-    ["SUBSTR", [T.string(false), T.int(false)], "STRING NOT NULL <- STRING NOT NULL, INT NOT NULL"],
+    ["SUBSTR", [T.string(false), T.int(false)], "STRING <- STRING NOT NULL, INT NOT NULL"],
     ["SUBSTRING", [T.string(), T.string()], "error: SUBSTRING: argument 2 must be INTEGER, got STRING"],
     [
       "CONCAT_WS",
@@ -83,7 +83,7 @@ describe("inferCall", () => {
     [
       "TO_TIMESTAMP_LTZ",
       [T.bigint(false), T.int(false)],
-      "TIMESTAMP_LTZ(3) NOT NULL <- BIGINT NOT NULL, INT NOT NULL",
+      "TIMESTAMP_LTZ(3) <- BIGINT NOT NULL, INT NOT NULL",
     ],
     ["TO_TIMESTAMP", [T.string(false)], "TIMESTAMP(3) <- STRING NOT NULL"],
     ["CURRENT_TIMESTAMP", [], "TIMESTAMP_LTZ(3) NOT NULL <- "],

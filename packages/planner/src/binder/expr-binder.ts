@@ -2,6 +2,7 @@ import type * as ast from "@weir/parser";
 import type { Expr, Literal } from "../expr.js";
 import { E } from "../expr.js";
 import { isAggregateFunction } from "../functions/aggregates.js";
+import { decimalRoundType } from "../functions/decimalTypes.js";
 import { canonicalFunctionName, inferCall, isScalarFunction } from "../functions/infer.js";
 import { OPERATORS } from "../functions/operators.js";
 import { ALIASES, SCALAR_FUNCTIONS } from "../functions/scalarFunctions.js";
@@ -90,11 +91,24 @@ export function callOf(fn: string, args: readonly Expr[], span: ast.Span): Expr 
     args.map((a) => a.type),
   );
   if ("error" in inf) fail("type-error", inf.error, span);
+  const name = canonicalFunctionName(fn);
   return E.call(
-    canonicalFunctionName(fn),
+    name,
     args.map((a, i) => coerce(a, inf.argTypes[i]!)),
-    inf.type,
+    roundingType(name, args, inf.type),
   );
+}
+
+/**
+ * ROUND/TRUNCATE(DECIMAL(p, s), d) with d an integer literal: Flink's type, scale d
+ * (LogicalTypeMerging.findRoundDecimalType); inference alone sees no digits.
+ */
+function roundingType(fn: string, args: readonly Expr[], type: DataType): DataType {
+  if (fn !== "ROUND" && fn !== "TRUNCATE") return type;
+  const [x, d] = args;
+  if (x === undefined || d === undefined || x.type.kind !== "DECIMAL" || type.kind !== "DECIMAL") return type;
+  if (d.kind !== "literal" || typeof d.value !== "number" || !Number.isInteger(d.value)) return type;
+  return decimalRoundType(x.type, d.value, type.nullable);
 }
 
 const keyword = (word: string): Expr => E.literal(word, T.char(word.length, false));
@@ -236,19 +250,8 @@ export function bindExpr(e: ast.Expr, ctx: ExprContext): Expr {
   }
 }
 
-/** The RETURNING types JSON_VALUE converts to (others are refused rather than guessed). */
-const JSON_VALUE_RETURNING = new Set([
-  "BOOLEAN",
-  "TINYINT",
-  "SMALLINT",
-  "INT",
-  "BIGINT",
-  "FLOAT",
-  "DOUBLE",
-  "DECIMAL",
-  "CHAR",
-  "VARCHAR",
-]);
+/** The RETURNING types of JSON_VALUE: Flink's code generator supports exactly these. */
+const JSON_VALUE_RETURNING = new Set(["BOOLEAN", "INT", "DOUBLE", "VARCHAR"]);
 
 function bindJsonValue(e: ast.JsonValueExpr, b: (x: ast.Expr) => Expr): Expr {
   for (const [behavior, on] of [
@@ -269,7 +272,7 @@ function bindJsonValue(e: ast.JsonValueExpr, b: (x: ast.Expr) => Expr): Expr {
   if (!JSON_VALUE_RETURNING.has(target.kind)) {
     fail(
       "unsupported",
-      `JSON_VALUE: RETURNING ${formatType(target)} is not supported; use BOOLEAN, an integer type, FLOAT, DOUBLE, DECIMAL or a string type (and CAST the result)`,
+      `JSON_VALUE: RETURNING ${formatType(target)} is not supported (as in Flink); use STRING, BOOLEAN, INT or DOUBLE, and CAST the result`,
       e.span,
     );
   }

@@ -34,7 +34,9 @@ export function bindNumber(node: NumberLiteral, negative: boolean): Literal {
   const [intPart, fracPart] = text.split(".") as [string, string];
   const scale = fracPart.length;
   const unscaled = BigInt((intPart || "0") + fracPart).toString();
-  const precision = Math.max(unscaled.length, scale, 1);
+  // Calcite's precision of an exact literal is its digit count as written, leading zeros
+  // included: 0.1 is DECIMAL(2, 1), so 0.1 + 0.2 is DECIMAL(3, 1) as in Flink.
+  const precision = Math.max(unscaled.length, text.length - 1, scale, 1);
   if (precision > 38)
     fail("literal-out-of-range", `numeric literal ${text} has more than 38 digits`, node.span);
   const intDigits = BigInt(intPart || "0").toString();

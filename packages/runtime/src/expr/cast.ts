@@ -138,9 +138,9 @@ function fromString(to: DataType, from: DataType, zone: Zone): CastFn {
     case "TIME":
       return (v) => parseTime(v as string) ?? bad(v);
     case "TIMESTAMP":
-      return (v) => truncateMillis(parseTimestamp(v as string) ?? bad(v), to.precision);
+      return (v) => truncateMillis(castTimestamp(v as string) ?? bad(v), to.precision);
     case "TIMESTAMP_LTZ":
-      return (v) => truncateMillis(localToInstant(parseTimestamp(v as string) ?? bad(v), zone), to.precision);
+      return (v) => truncateMillis(localToInstant(castTimestamp(v as string) ?? bad(v), zone), to.precision);
     case "BINARY":
     case "VARBINARY":
       return (v) => fitBinary(new TextEncoder().encode(v as string), to);
@@ -150,6 +150,11 @@ function fromString(to: DataType, from: DataType, zone: Zone): CastFn {
     default:
       return bad;
   }
+}
+
+/** CAST's timestamp text, as Flink's: `yyyy-MM-dd[ HH:mm[:ss[.f]]]`, no `T` separator. */
+function castTimestamp(text: string): number | null {
+  return text.includes("T") ? null : parseTimestamp(text);
 }
 
 function truncateMillis(ts: number, precision: number): number {

@@ -111,8 +111,32 @@ function field(unit: string): Wall {
   }
 }
 
+/**
+ * EXTRACT of an interval, as Calcite's convertExtract that Flink uses: months (YEAR, MONTH) or
+ * millis (DAY … MILLISECOND), the unit's share modulo the next larger unit, Java's remainder sign.
+ */
+function intervalField(unit: string, yearMonth: boolean): (v: number) => number {
+  const part = (size: number, within: number | null) => (v: number) =>
+    within === null ? Math.trunc(v / size) : Math.trunc((v % within) / size);
+  if (yearMonth) {
+    if (unit === "YEAR") return part(12, null);
+    if (unit === "MONTH") return part(1, 12);
+    if (unit === "QUARTER") return (v) => Math.trunc((v % 12) / 3) + 1;
+  } else {
+    if (unit === "DAY") return part(MS_PER_DAY, null);
+    if (unit === "HOUR") return part(3_600_000, MS_PER_DAY);
+    if (unit === "MINUTE") return part(60_000, 3_600_000);
+    if (unit === "SECOND") return part(1000, 60_000);
+    if (unit === "MILLISECOND") return part(1, 1000);
+  }
+  throw new ExpressionError(`EXTRACT: unit ${unit} does not apply to an interval`);
+}
+
 function extractAt(c: CallSite, unit: string, argIndex: number): string {
   const t = c.argTypes[argIndex];
+  if (t.kind === "INTERVAL_YEAR_MONTH" || t.kind === "INTERVAL_DAY_TIME") {
+    return `${c.env(intervalField(unit, t.kind === "INTERVAL_YEAR_MONTH"))}(${c.args[argIndex]})`;
+  }
   const wall = t.kind === "TIME" ? (v: number) => v : toWall(t, c.zone);
   const f = field(unit);
   if (unit === "EPOCH" && t.kind === "TIMESTAMP_LTZ") return `Math.floor(${c.args[argIndex]} / 1000)`;
@@ -302,8 +326,9 @@ const dateFormat: FnImpl = {
   },
 };
 
+/** TO_TIMESTAMP's parse: java.time with the SMART resolver (Feb 30 is Feb 29 … 28), as Flink. */
 function parseWall(s: string, fmt?: string): number | null {
-  return fmt === undefined ? parseTimestamp(s) : dateParser(fmt)(s);
+  return fmt === undefined ? parseTimestamp(s, true) : dateParser(fmt)(s);
 }
 
 const toTimestampLtz: FnImpl = {
