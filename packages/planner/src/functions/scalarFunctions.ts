@@ -66,7 +66,9 @@ const ifFn: Infer = (args) => {
     return { error: "IF: condition must be BOOLEAN" };
   const branches = commonOf("IF", (a) => a.some(isNullable))(args.slice(1));
   if ("error" in branches) return branches;
-  return { type: branches.type, argTypes: [T.boolean(isNullable(args[0])), ...branches.argTypes] };
+  // as Flink: a nullable condition makes the result nullable too
+  const type = isNullable(args[0]) ? withNullable(branches.type, true) : branches.type;
+  return { type, argTypes: [T.boolean(isNullable(args[0])), ...branches.argTypes] };
 };
 
 const nullif: Infer = (args) => {
@@ -256,7 +258,8 @@ export const SCALAR_FUNCTIONS: Record<string, Infer> = {
   CONCAT_WS: sig("CONCAT_WS", {
     params: [P.string, P.string],
     variadic: true,
-    result: (a) => T.string(isNullable(a[0])),
+    // Flink types it nullable when any argument is, though only a NULL separator gives NULL
+    result: (a) => T.string(a.some(isNullable)),
     nullability: "never",
   }),
   CHAR_LENGTH: sig("CHAR_LENGTH", { params: [P.string], result: I }),

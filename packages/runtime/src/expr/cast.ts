@@ -1,6 +1,13 @@
 import type { DataType } from "@weir/planner";
 import { formatType, isNumeric, STRING_LENGTH } from "@weir/planner";
-import { floorDiv, MS_PER_DAY, parseDate, parseTime, parseTimestamp } from "./datetime.js";
+import {
+  flinkTimestampShape,
+  floorDiv,
+  MS_PER_DAY,
+  parseDate,
+  parseTime,
+  parseTimestamp,
+} from "./datetime.js";
 import {
   checkPrecision,
   decimalFromInteger,
@@ -99,7 +106,7 @@ function fromString(to: DataType, from: DataType, zone: Zone): CastFn {
   switch (to.kind) {
     case "BOOLEAN":
       return (v) => {
-        const s = trimSpaces(v as string).toLowerCase();
+        const s = (v as string).toLowerCase(); // no trimming: CAST('  true  ' AS BOOLEAN) fails in Flink
         return TRUE_TEXT.has(s) ? true : FALSE_TEXT.has(s) ? false : bad(v);
       };
     case "TINYINT":
@@ -123,11 +130,8 @@ function fromString(to: DataType, from: DataType, zone: Zone): CastFn {
         return to.kind === "FLOAT" ? Math.fround(n) : n;
       };
     case "DECIMAL":
-      return (v) => {
-        const d = parseDecimal(v as string, to.precision, to.scale);
-        if (d === null && parseDecimal(v as string, 80, to.scale) === null) bad(v);
-        return d; // null: overflow
-      };
+      // text that does not fit the precision fails too (as Flink; a numeric overflow is NULL)
+      return (v) => parseDecimal(v as string, to.precision, to.scale) ?? bad(v);
     case "DATE":
       return (v) => {
         const d = parseDate(v as string);
@@ -152,9 +156,9 @@ function fromString(to: DataType, from: DataType, zone: Zone): CastFn {
   }
 }
 
-/** CAST's timestamp text, as Flink's: `yyyy-MM-dd[ HH:mm[:ss[.f]]]`, no `T` separator. */
+/** CAST's timestamp text, as Flink's: `yyyy-MM-dd[ HH:mm:ss[.f]]` (no `T`, seconds required). */
 function castTimestamp(text: string): number | null {
-  return text.includes("T") ? null : parseTimestamp(text);
+  return flinkTimestampShape(text) ? parseTimestamp(text) : null;
 }
 
 function truncateMillis(ts: number, precision: number): number {

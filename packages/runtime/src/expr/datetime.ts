@@ -129,6 +129,14 @@ const TIMESTAMP_TEXT =
  * Parses `yyyy-MM-dd[( |T)HH:mm[:ss[.fraction]]]` into TIMESTAMP millis (fraction beyond
  * milliseconds truncated); null when the text is not such a timestamp or a field is out of range.
  */
+/**
+ * Whether text has the shape Flink's timestamp parser takes (DateTimeUtils.parseTimestampData):
+ * a date, optionally followed by a space and a time with seconds; no `T` separator.
+ */
+export function flinkTimestampShape(text: string): boolean {
+  return !text.includes("T") && (!text.includes(":") || /\d:\d{1,2}:\d/.test(text));
+}
+
 export function parseTimestamp(text: string, smart = false): number | null {
   const m = TIMESTAMP_TEXT.exec(text);
   if (m === null) return null;

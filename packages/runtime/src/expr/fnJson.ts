@@ -62,7 +62,15 @@ function select(root: unknown, steps: readonly Step[]): unknown[] {
   return current;
 }
 
-function evaluate(json: string, pathText: string): { items: unknown[]; multi: boolean } | null {
+/**
+ * `items`: what the path selects; `multi`: it has a wildcard; `prefixFound`: the steps before the
+ * first wildcard select something (jayway: a missing member there is "not found", NULL, while a
+ * wildcard's missing leaves just select nothing, `[]`).
+ */
+function evaluate(
+  json: string,
+  pathText: string,
+): { items: unknown[]; multi: boolean; prefixFound: boolean } | null {
   const path = cachedPath(pathText);
   if (path === null) return null;
   let root: unknown;
@@ -71,7 +79,9 @@ function evaluate(json: string, pathText: string): { items: unknown[]; multi: bo
   } catch {
     return null;
   }
-  return { items: select(root, path.steps), multi: path.multi };
+  const first = path.steps.findIndex((st) => "wildcard" in st);
+  const prefixFound = first <= 0 || select(root, path.steps.slice(0, first)).length > 0;
+  return { items: select(root, path.steps), multi: path.multi, prefixFound };
 }
 
 /**
@@ -113,7 +123,7 @@ export const JSON_IMPLS: Record<string, FnImpl> = {
     gen: (c) => {
       const f = (json: string, path: string) => {
         const r = evaluate(json, path);
-        if (r === null) return null;
+        if (r === null || !r.prefixFound) return null;
         // a wildcard path gives the array of its matches, '[]' when nothing matches (as Flink)
         if (r.multi) return JSON.stringify(r.items);
         if (r.items.length === 0) return null;

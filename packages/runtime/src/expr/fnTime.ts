@@ -8,6 +8,7 @@ import {
   dayOfWeek,
   dayOfYear,
   daysFromCivil,
+  flinkTimestampShape,
   floorDiv,
   isoDayOfWeek,
   isoWeek,
@@ -162,6 +163,10 @@ function floorWall(unit: string): Wall {
       return fixed(MS_PER_DAY);
     case "WEEK":
       return (w) => (days(w) - (dayOfWeek(days(w)) - 1)) * MS_PER_DAY;
+    case "DECADE":
+    case "CENTURY":
+    case "MILLENNIUM":
+      return (w) => daysFromCivil(eraYear(unit, civilFromDays(days(w)).year, true), 1, 1) * MS_PER_DAY;
     case "MONTH":
     case "QUARTER":
     case "YEAR":
@@ -173,6 +178,17 @@ function floorWall(unit: string): Wall {
     default:
       throw new ExpressionError(`Unsupported FLOOR/CEIL unit ${unit}`);
   }
+}
+
+/**
+ * The first year of the decade, century or millennium of `year` (floor), or of the next one
+ * (ceil), as Flink's julianDateFloor (centuries start at year 1: 2001 for 2024).
+ */
+function eraYear(unit: string, year: number, floor: boolean): number {
+  const t = Math.trunc;
+  if (unit === "DECADE") return floor ? 10 * t(year / 10) : 10 * (1 + t(year / 10));
+  const size = unit === "CENTURY" ? 100 : 1000;
+  return size * t((year + size - 1) / size) + (floor ? 1 - size : 1);
 }
 
 function addUnit(unit: string, w: number, n: number): number {
@@ -209,13 +225,19 @@ function floorCeilTemporal(ceil: boolean): FnImpl {
       const wall = t.kind === "TIME" ? (v: number) => v : toWall(t, c.zone);
       const back = fromWall(t, c.zone);
       const floor = floorWall(unit);
-      const f = ceil
+      const era = unit === "DECADE" || unit === "CENTURY" || unit === "MILLENNIUM";
+      const f = era
         ? (v: number) => {
-            const w = wall(v);
-            const fl = floor(w);
-            return back(fl === w ? w : addUnit(unit === "MILLISECOND" ? "MILLISECOND" : unit, fl, 1));
+            const y = civilFromDays(days(wall(v))).year;
+            return back(daysFromCivil(eraYear(unit, y, !ceil), 1, 1) * MS_PER_DAY);
           }
-        : (v: number) => back(floor(wall(v)));
+        : ceil
+          ? (v: number) => {
+              const w = wall(v);
+              const fl = floor(w);
+              return back(fl === w ? w : addUnit(unit === "MILLISECOND" ? "MILLISECOND" : unit, fl, 1));
+            }
+          : (v: number) => back(floor(wall(v)));
       return `${c.env(f)}(${c.args[0]})`;
     },
   };
@@ -311,16 +333,26 @@ const timestampDiff: FnImpl = {
 
 const DEFAULT_FORMAT = "yyyy-MM-dd HH:mm:ss";
 
+/**
+ * DATE_FORMAT's text input, as Flink reads it: `yyyy-MM-dd HH:mm:ss` (a fraction after it is
+ * ignored, a bare date does not parse).
+ */
+function dateFormatInput(s: string): number | null {
+  if (!/^\s*-?\d+-\d{1,2}-\d{1,2}[ ]+\d{1,2}:\d{1,2}:\d{1,2}/.test(s)) return null;
+  const w = parseTimestamp(s);
+  return w === null ? null : w - (((w % 1000) + 1000) % 1000);
+}
+
 const dateFormat: FnImpl = {
   gen: (c) => {
     const t = c.argTypes[0];
     const wall: (v: unknown) => number | null =
       t.kind === "CHAR" || t.kind === "VARCHAR"
-        ? (v) => parseTimestamp(v as string)
+        ? (v) => dateFormatInput(v as string)
         : (toWall(t, c.zone) as (v: unknown) => number);
     const f = (v: unknown, fmt: string) => {
       const w = wall(v);
-      return w === null ? null : dateFormatter(fmt)(w);
+      return w === null ? null : dateFormatter(fmt, true)(w);
     };
     return `${c.env(f)}(${c.args[0]}, ${c.args[1]})`;
   },
@@ -328,7 +360,8 @@ const dateFormat: FnImpl = {
 
 /** TO_TIMESTAMP's parse: java.time with the SMART resolver (Feb 30 is Feb 29 … 28), as Flink. */
 function parseWall(s: string, fmt?: string): number | null {
-  return fmt === undefined ? parseTimestamp(s, true) : dateParser(fmt)(s);
+  if (fmt !== undefined) return dateParser(fmt, false, true)(s);
+  return flinkTimestampShape(s) ? parseTimestamp(s, true) : null;
 }
 
 const toTimestampLtz: FnImpl = {
@@ -351,7 +384,8 @@ const toTimestampLtz: FnImpl = {
         throw new ExpressionError(`TO_TIMESTAMP_LTZ: precision must be 0 or 3, got ${precision}`);
       }
       const x = num(v);
-      return precision === 0 ? Math.trunc(x * 1000) : Math.trunc(x);
+      // as Flink: epoch seconds (precision 0) or millis (3), the fraction dropped
+      return precision === 0 ? Math.trunc(x) * 1000 : Math.trunc(x);
     };
     return `${c.env(f)}(${c.args.join(", ")})`;
   },

@@ -26,8 +26,8 @@ import org.apache.flink.util.CloseableIterator;
  * the job fails. Tabs, newlines and backslashes in results are escaped as \t, \n and \\.
  *
  * <p>Expressions are run in chunks (one SELECT with many columns, one job); a chunk whose job
- * fails is re-run one expression at a time, so that one failing expression does not hide the
- * others.
+ * fails is split in halves and re-run, down to the failing expressions, so that one failing
+ * expression does not hide the others.
  */
 public final class ExpressionOracle {
     private static final int CHUNK = 40;
@@ -66,11 +66,7 @@ public final class ExpressionOracle {
         }
         for (int from = 0; from < valid.size(); from += CHUNK) {
             List<Integer> chunk = valid.subList(from, Math.min(valid.size(), from + CHUNK));
-            if (!runChunk(tEnv, exprs, chunk, results)) {
-                for (int i : chunk) {
-                    if (!runChunk(tEnv, exprs, List.of(i), results)) results[i] = "!ERROR";
-                }
-            }
+            runBisecting(tEnv, exprs, chunk, results);
             System.err.printf("%d/%d%n", Math.min(valid.size(), from + CHUNK), valid.size());
         }
         StringBuilder out = new StringBuilder();
@@ -80,6 +76,19 @@ public final class ExpressionOracle {
             out.append(exprs.get(i)).append('\t').append(types[i]).append('\t').append(results[i]).append('\n');
         }
         Files.writeString(Path.of(args[1]), out.toString(), StandardCharsets.UTF_8);
+    }
+
+    /** Runs a chunk; when its job fails, each half again, down to the failing expressions. */
+    private static void runBisecting(
+            StreamTableEnvironment tEnv, List<String> exprs, List<Integer> chunk, String[] results) {
+        if (runChunk(tEnv, exprs, chunk, results)) return;
+        if (chunk.size() == 1) {
+            results[chunk.get(0)] = "!ERROR";
+            return;
+        }
+        int mid = chunk.size() / 2;
+        runBisecting(tEnv, exprs, chunk.subList(0, mid), results);
+        runBisecting(tEnv, exprs, chunk.subList(mid, chunk.size()), results);
     }
 
     private static boolean runChunk(
