@@ -248,8 +248,8 @@ const timestampAdd: FnImpl = {
     const unit = keywordArg(c, 0);
     const t = c.argTypes[2];
     addUnit(unit, 0, 0); // validates the unit at compile time
-    const monthBased = unit === "MONTH" || unit === "QUARTER" || unit === "YEAR";
-    if (t.kind === "TIMESTAMP_LTZ" && !monthBased) {
+    // TIMESTAMP_LTZ: on the epoch millis, months too (Flink adds months in UTC, not local time)
+    if (t.kind === "TIMESTAMP_LTZ") {
       return `${c.env((n: number, v: number) => addUnit(unit, v, n))}(${c.args[1]}, ${c.args[2]})`;
     }
     const wall = toWall(t, c.zone);
@@ -368,10 +368,12 @@ const toTimestampLtz: FnImpl = {
   gen: (c) => {
     const t = c.argTypes[0];
     if (t.kind === "CHAR" || t.kind === "VARCHAR") {
-      const session = c.zone;
+      // the text is read in the given zone, UTC by default (Flink's documented default, not the
+      // session zone)
+      const utc = getZone("UTC");
       const f = (s: string, fmt?: string, tz?: string) => {
         const w = parseWall(s, fmt);
-        return w === null ? null : localToInstant(w, tz === undefined ? session : getZone(tz));
+        return w === null ? null : localToInstant(w, tz === undefined ? utc : getZone(tz));
       };
       return `${c.env(f)}(${c.args.join(", ")})`;
     }
@@ -405,7 +407,7 @@ const unixTimestamp: FnImpl = {
       if (w === null) return UNPARSEABLE;
       // Text with its own offset (pattern letters X / Z) names an instant; else it is local time.
       const offset = parser.lastOffsetMs;
-      return Math.trunc((offset === undefined ? localToInstant(w, zone) : w - offset) / 1000);
+      return Math.trunc((offset === undefined ? localToInstant(w, zone, true) : w - offset) / 1000);
     };
     return `${c.env(f)}(${c.args.join(", ")})`;
   },

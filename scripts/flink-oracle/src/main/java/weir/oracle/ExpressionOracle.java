@@ -19,7 +19,8 @@ import org.apache.flink.util.CloseableIterator;
 
 /**
  * Evaluates every expression of a corpus (one constant SQL expression per line, `--` comments) on
- * Flink in streaming mode, on a local MiniCluster at parallelism 1, session time zone UTC, and
+ * Flink in streaming mode, on a local MiniCluster at parallelism 1, in a session time zone (UTC
+ * unless given), and
  * writes one line per expression: {@code expression TAB type TAB result}, where the type is the
  * expression's resolved type and the result is {@code CAST((expression) AS STRING)} — {@code \N}
  * for NULL, {@code !INVALID} when Flink rejects the expression while planning, {@code !ERROR} when
@@ -33,10 +34,11 @@ public final class ExpressionOracle {
     private static final int CHUNK = 40;
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 2) {
-            System.err.println("usage: ExpressionOracle CORPUS.sql OUT.tsv");
+        if (args.length != 2 && args.length != 3) {
+            System.err.println("usage: ExpressionOracle CORPUS.sql OUT.tsv [SESSION_TIME_ZONE]");
             System.exit(2);
         }
+        String zone = args.length == 3 ? args[2] : "UTC";
         List<String> exprs = new ArrayList<>();
         for (String line : Files.readAllLines(Path.of(args[0]), StandardCharsets.UTF_8)) {
             String t = line.strip();
@@ -48,7 +50,7 @@ public final class ExpressionOracle {
         env.setParallelism(1);
         StreamTableEnvironment tEnv =
                 StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
-        tEnv.getConfig().set("table.local-time-zone", "UTC");
+        tEnv.getConfig().set("table.local-time-zone", zone);
 
         String[] types = new String[exprs.size()];
         String[] results = new String[exprs.size()];
@@ -70,7 +72,8 @@ public final class ExpressionOracle {
             System.err.printf("%d/%d%n", Math.min(valid.size(), from + CHUNK), valid.size());
         }
         StringBuilder out = new StringBuilder();
-        out.append("# Flink ").append(flinkVersion()).append(" results of test/oracle/expressions.sql")
+        out.append("# Flink ").append(flinkVersion()).append(" results of ")
+                .append(Path.of(args[0]).getFileName()).append(" in time zone ").append(zone)
                 .append(" (scripts/flink-oracle/regenerate.sh); expression TAB type TAB result\n");
         for (int i = 0; i < exprs.size(); i++) {
             out.append(exprs.get(i)).append('\t').append(types[i]).append('\t').append(results[i]).append('\n');
