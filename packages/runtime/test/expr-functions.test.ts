@@ -365,3 +365,24 @@ describe("Flink 2.3 results (issue 16)", () => {
     expect(ev(call("FROM_BASE64", s("aGk=")))).toBe("hi");
   });
 });
+
+describe("no NaN or out-of-range instants", () => {
+  it.each([
+    [
+      "TO_TIMESTAMP_LTZ(NaN, 3) is the epoch, as Java's long conversion",
+      call("TO_TIMESTAMP_LTZ", lit.double(Number.NaN), i(3)),
+      0,
+    ],
+    ["TO_TIMESTAMP_LTZ(1.9, 0) drops the fraction", call("TO_TIMESTAMP_LTZ", lit.double(1.9), i(0)), 1000],
+    [
+      "TO_TIMESTAMP_LTZ(Infinity, 3) is NULL",
+      call("TO_TIMESTAMP_LTZ", lit.double(Number.POSITIVE_INFINITY), i(3)),
+      null,
+    ],
+    ["TO_TIMESTAMP_LTZ(1e300, 0) is NULL", call("TO_TIMESTAMP_LTZ", lit.double(1e300), i(0)), null],
+    ["FROM_UNIXTIME(1e300) is NULL", call("FROM_UNIXTIME", lit.double(1e300)), null],
+    ["FROM_UNIXTIME(NaN) is the epoch", call("FROM_UNIXTIME", lit.double(Number.NaN)), "1970-01-01 00:00:00"],
+  ])("%s", (_name, expr, expected) => {
+    expect(ev(expr)).toEqual(expected);
+  });
+});

@@ -333,6 +333,13 @@ const timestampDiff: FnImpl = {
 
 const DEFAULT_FORMAT = "yyyy-MM-dd HH:mm:ss";
 
+/** Java's conversion of a double to long: truncation, NaN is 0. */
+const javaLong = (x: number): number => (Number.isNaN(x) ? 0 : Math.trunc(x));
+
+/** Epoch millis within what a timestamp can hold (±8.64e15, about ±275,000 years), else NULL. */
+const instantOrNull = (ms: number): number | null =>
+  Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? ms : null;
+
 /**
  * DATE_FORMAT's text input, as Flink reads it: `yyyy-MM-dd HH:mm:ss` (a fraction after it is
  * ignored, a bare date does not parse).
@@ -385,9 +392,9 @@ const toTimestampLtz: FnImpl = {
       if (precision !== 0 && precision !== 3) {
         throw new ExpressionError(`TO_TIMESTAMP_LTZ: precision must be 0 or 3, got ${precision}`);
       }
-      const x = num(v);
-      // as Flink: epoch seconds (precision 0) or millis (3), the fraction dropped
-      return precision === 0 ? Math.trunc(x) * 1000 : Math.trunc(x);
+      // as Flink: epoch seconds (precision 0) or millis (3), the fraction dropped, NaN as 0
+      // (Java's long conversion); never a NaN or out-of-range instant
+      return instantOrNull(precision === 0 ? javaLong(num(v)) * 1000 : javaLong(num(v)));
     };
     return `${c.env(f)}(${c.args.join(", ")})`;
   },
@@ -419,7 +426,8 @@ const fromUnixtime: FnImpl = {
     const zone = c.zone;
     const f = (v: unknown, fmt = DEFAULT_FORMAT) => {
       const secs = t.kind === "DECIMAL" ? decimalToNumber(v as bigint, t.scale) : (v as number);
-      return dateFormatter(fmt)(instantToLocal(Math.trunc(secs * 1000), zone));
+      const ms = instantOrNull(javaLong(secs) * 1000);
+      return ms === null ? null : dateFormatter(fmt)(instantToLocal(ms, zone));
     };
     return `${c.env(f)}(${c.args.join(", ")})`;
   },
