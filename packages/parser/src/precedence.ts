@@ -83,6 +83,7 @@ export function exprPrec(e: Expr): number {
     case "SubstringExpr":
     case "PositionExpr":
     case "OverlayExpr":
+    case "JsonValueExpr":
     case "TimestampArithExpr":
     case "ArrayConstructor":
     case "MapConstructor":

@@ -111,6 +111,19 @@ describe("expressions", () => {
     ["SUBSTRING(s, 2, 3)", { kind: "FunctionCall", args: [{}, {}, {}] }],
     ["POSITION('a' IN s)", { kind: "PositionExpr", needle: { value: "a" } }],
     ["OVERLAY(s PLACING 'x' FROM 2 FOR 1)", { kind: "OverlayExpr", for: { text: "1" } }],
+    ["JSON_VALUE(j, '$.a')", { kind: "JsonValueExpr", path: { value: "$.a" } }],
+    [
+      "JSON_VALUE(j, '$.a' RETURNING INT)",
+      { kind: "JsonValueExpr", returning: { kind: "ScalarType", name: "INT" } },
+    ],
+    [
+      "JSON_VALUE(j, '$.a' RETURNING DOUBLE NULL ON EMPTY DEFAULT 0 ON ERROR)",
+      {
+        kind: "JsonValueExpr",
+        onEmpty: { kind: "NULL" },
+        onError: { kind: "DEFAULT", value: { text: "0" } },
+      },
+    ],
     ["TIMESTAMPADD(HOUR, 2, ts)", { kind: "TimestampArithExpr", fn: "TIMESTAMPADD", unit: "HOUR" }],
     ["TIMESTAMPDIFF(DAY, a, b)", { kind: "TimestampArithExpr", fn: "TIMESTAMPDIFF", unit: "DAY" }],
     ["ARRAY[1, 2, 3]", { kind: "ArrayConstructor", elements: [{}, {}, {}] }],

@@ -104,7 +104,10 @@ function describeNode(n: LogicalNode): string {
     case "over":
       return `Over(${n.calls
         .map((c) => {
-          const args = c.args.map((a) => `$${a}`).join(", ");
+          const args = [
+            ...c.args.map((a) => `$${a}`),
+            ...(c.constants ?? []).map((k) => (typeof k === "string" ? `'${k}'` : String(k))),
+          ].join(", ");
           const parts = [];
           if (c.partitionKeys.length > 0)
             parts.push(`partition=${list(c.partitionKeys.map((k) => `$${k}`))}`);

@@ -155,6 +155,8 @@ export interface OverCall {
   /** null for ranking functions (no frame); rows/range preceding (null = unbounded) to current row. */
   readonly frame: { readonly kind: "rows" | "range"; readonly preceding: number | null } | null;
   readonly type: Field["type"];
+  /** Constant arguments (LAG: offset and whether the argument is a [value, default] pair). */
+  readonly constants?: readonly (string | number | boolean | null)[];
   readonly name: string;
 }
 

@@ -24,6 +24,13 @@ const PLANS: readonly { readonly name: string; readonly sql: string; readonly pl
 => [order_id BIGINT NOT NULL, customer STRING, amount DECIMAL(10, 2), quantity INT, tags ARRAY<STRING>, address ROW<\`city\` STRING, \`zip\` INT>, attrs MAP<STRING, STRING>, ts TIMESTAMP(3) *ROWTIME*, pt TIMESTAMP_LTZ(3) NOT NULL *PROCTIME*, rate DECIMAL(10, 4)]`,
   },
   {
+    name: "JSON_VALUE … RETURNING types the call (issue 16)",
+    sql: "SELECT JSON_VALUE(customer, '$.n' RETURNING INT) + 1 AS n, JSON_VALUE(customer, '$.d' RETURNING DOUBLE NULL ON EMPTY NULL ON ERROR) AS d, JSON_VALUE(customer, '$.s') AS s FROM orders",
+    plan: `Project(+(JSON_VALUE($1, '$.n'), 1), JSON_VALUE($1, '$.d'), JSON_VALUE($1, '$.s'))
+  Scan(table=orders)
+=> [n INT, d DOUBLE, s STRING]`,
+  },
+  {
     name: "literals take Flink's types",
     sql: "SELECT 1, -2, 1.50, 1e3, 'ab', TRUE, NULL, X'0AFF', DATE '2024-02-29', TIME '12:30:00.5', TIMESTAMP '2024-01-02 03:04:05.678', INTERVAL '1:30' HOUR TO MINUTE, INTERVAL '2-3' YEAR TO MONTH, INTERVAL '10' SECOND",
     plan: `Project(1, -2, 1.50, 1000, 'ab', TRUE, NULL, X'0aff', DATE(19782), TIME(45000500), TIMESTAMP(1704164645678), 5400000ms, 27mo, 10000ms)
@@ -308,6 +315,39 @@ const PLANS: readonly { readonly name: string; readonly sql: string; readonly pl
 => [customer STRING]`,
   },
   {
+    name: "LAG over an OVER window (issue 16)",
+    sql: "SELECT LAG(quantity) OVER w, LAG(amount, 2, 0) OVER w FROM orders WINDOW w AS (PARTITION BY customer ORDER BY ts)",
+    plan: `Project($10, $11)
+  Over(LAG($3, 1, false) over (partition=[$1] order=[$7] rows unbounded preceding), LAG($9, 2, true) over (partition=[$1] order=[$7] rows unbounded preceding))
+    Project($0, $1, $2, $3, $4, $5, $6, $7, $8, ROW($2, 0.00))
+      Scan(table=orders)
+=> [EXPR$0 INT, EXPR$1 DECIMAL(10, 2)]`,
+  },
+  {
+    name: "union all keeps a time attribute every input has (issue 16)",
+    sql: "SELECT ts AS t, pt FROM orders UNION ALL SELECT ts, pt FROM orders WHERE quantity > 1",
+    plan: `Union(all)
+  Project($7, $8)
+    Scan(table=orders)
+  Project($0, $1)
+    Project($7, $8)
+      Filter(>($3, 1))
+        Scan(table=orders)
+=> [t TIMESTAMP(3) *ROWTIME*, pt TIMESTAMP_LTZ(3) NOT NULL *PROCTIME*]`,
+  },
+  {
+    name: "union all of a rowtime and a plain timestamp is a plain timestamp",
+    sql: "SELECT ts FROM orders UNION ALL SELECT ts FROM customers UNION ALL SELECT ts FROM orders",
+    plan: `Union(all)
+  Project($7)
+    Scan(table=orders)
+  Project($2)
+    Scan(table=customers)
+  Project($7)
+    Scan(table=orders)
+=> [ts TIMESTAMP(3)]`,
+  },
+  {
     name: "union distinct and common types",
     sql: "SELECT quantity, amount FROM orders UNION SELECT 1, 2.5",
     plan: `Aggregate(keys=[$0, $1])
@@ -514,6 +554,33 @@ const ERRORS: readonly { readonly name: string; readonly sql: string; readonly e
     name: "insert into unknown column",
     sql: "INSERT INTO sink (customer, totl) SELECT customer, amount FROM orders",
     error: "1:29: column 'totl' not found in table 'sink' [hint: did you mean 'total'?]",
+  },
+  {
+    name: "LEAD is refused on a stream, as in Flink",
+    sql: "SELECT LEAD(quantity) OVER (ORDER BY ts) FROM orders",
+    error:
+      "1:8: LEAD is not supported on a stream, as in Flink: it needs rows that have not arrived yet [hint: use LAG ordered the same way, and read the pair from the later row]",
+  },
+  {
+    name: "LAG takes no frame",
+    sql: "SELECT LAG(quantity) OVER (ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM orders",
+    error: "1:40: LAG does not take a window frame",
+  },
+  {
+    name: "LAG's offset is a constant",
+    sql: "SELECT LAG(quantity, quantity) OVER (ORDER BY ts) FROM orders",
+    error: "1:22: the offset of LAG must be a non-negative integer constant",
+  },
+  {
+    name: "JSON_VALUE DEFAULT ON EMPTY is refused, not ignored",
+    sql: "SELECT JSON_VALUE(customer, '$.n' RETURNING INT DEFAULT 0 ON EMPTY) FROM orders",
+    error: "1:8: JSON_VALUE: DEFAULT ON EMPTY is not supported; only NULL ON EMPTY (the default) is",
+  },
+  {
+    name: "JSON_VALUE RETURNING a type it cannot convert to",
+    sql: "SELECT JSON_VALUE(customer, '$.n' RETURNING DECIMAL(10, 2)) FROM orders",
+    error:
+      "1:8: JSON_VALUE: RETURNING DECIMAL(10, 2) is not supported (as in Flink); use STRING, BOOLEAN, INT or DOUBLE, and CAST the result",
   },
   {
     name: "insert leaving a NOT NULL column out",

@@ -61,13 +61,9 @@ describe("inferCall", () => {
     ["AND", [T.boolean(false), T.null()], "BOOLEAN <- BOOLEAN NOT NULL, BOOLEAN"],
     ["IS NULL", [T.int()], "BOOLEAN NOT NULL <- INT"],
     // functions
-    ["SUBSTR", [T.string(false), T.int(false)], "STRING NOT NULL <- STRING NOT NULL, INT NOT NULL"],
+    ["SUBSTR", [T.string(false), T.int(false)], "STRING <- STRING NOT NULL, INT NOT NULL"],
     ["SUBSTRING", [T.string(), T.string()], "error: SUBSTRING: argument 2 must be INTEGER, got STRING"],
-    [
-      "CONCAT_WS",
-      [T.string(false), T.string(), T.string()],
-      "STRING NOT NULL <- STRING NOT NULL, STRING, STRING",
-    ],
+    ["CONCAT_WS", [T.string(false), T.string(), T.string()], "STRING <- STRING NOT NULL, STRING, STRING"],
     ["REGEXP_EXTRACT", [T.string(false), T.string(false)], "STRING <- STRING NOT NULL, STRING NOT NULL"],
     ["COALESCE", [T.int(), T.bigint(false)], "BIGINT NOT NULL <- BIGINT, BIGINT NOT NULL"],
     ["COALESCE", [T.int(), T.bigint()], "BIGINT <- BIGINT, BIGINT"],
@@ -75,7 +71,7 @@ describe("inferCall", () => {
     [
       "IF",
       [T.boolean(), T.int(false), T.decimal(5, 2, false)],
-      "DECIMAL(12, 2) NOT NULL <- BOOLEAN, DECIMAL(12, 2) NOT NULL, DECIMAL(12, 2) NOT NULL",
+      "DECIMAL(12, 2) <- BOOLEAN, DECIMAL(12, 2) NOT NULL, DECIMAL(12, 2) NOT NULL",
     ],
     ["ROUND", [T.decimal(10, 3)], "DECIMAL(8, 0) <- DECIMAL(10, 3)"],
     ["FLOOR", [T.timestamp(3), T.string(false)], "TIMESTAMP(3) <- TIMESTAMP(3), STRING NOT NULL"],
@@ -83,7 +79,7 @@ describe("inferCall", () => {
     [
       "TO_TIMESTAMP_LTZ",
       [T.bigint(false), T.int(false)],
-      "TIMESTAMP_LTZ(3) NOT NULL <- BIGINT NOT NULL, INT NOT NULL",
+      "TIMESTAMP_LTZ(3) <- BIGINT NOT NULL, INT NOT NULL",
     ],
     ["TO_TIMESTAMP", [T.string(false)], "TIMESTAMP(3) <- STRING NOT NULL"],
     ["CURRENT_TIMESTAMP", [], "TIMESTAMP_LTZ(3) NOT NULL <- "],

@@ -167,6 +167,33 @@ describe("group aggregation and changelog modes", () => {
     expect(dag.nodes[dag.sinks[0]!]!.schema.map((f) => f.name)).toEqual(["item", "bidder", "n"]);
   });
 
+  it.each([
+    "GROUP BY window_start, window_end, ROLLUP (item, bidder)",
+    "GROUP BY window_start, window_end, CUBE (item)",
+    "GROUP BY window_start, window_end, GROUPING SETS ((item), (bidder), ())",
+    "GROUP BY GROUPING SETS ((window_start, window_end, item), (window_start, window_end))",
+  ])("a window TVF aggregation %s is a window aggregation, as Flink (issue 16)", (groupBy) => {
+    const dag = planScript(`${DDL}
+      SELECT window_start, item, COUNT(*) AS n, GROUPING_ID(item) AS g
+      FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES))
+      ${groupBy};`);
+    expect(dag.nodes.some((n) => n.kind === "group-aggregate")).toBe(false);
+    const agg = only(dag, "window-aggregate");
+    expect(only(dag, "expand").projections.length).toBeGreaterThan(1);
+    // the $g column joins the key; the window's own columns are not keys
+    expect(agg.schema[agg.groupKeys.length - 1]!.name).toBe("$g");
+    expect(dag.nodes[dag.sinks[0]!]!.changelogMode.kind).toBe("insert-only");
+  });
+
+  it("grouping sets without window_start/window_end in every set stay an unbounded aggregation", () => {
+    const dag = planScript(`${DDL}
+      SELECT window_start, item, COUNT(*) AS n
+      FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES))
+      GROUP BY GROUPING SETS ((window_start, window_end, item), (item));`);
+    expect(dag.nodes.some((n) => n.kind === "window-aggregate")).toBe(false);
+    only(dag, "group-aggregate");
+  });
+
   it("plans INTERSECT and EXCEPT through a counting aggregate", () => {
     for (const op of ["INTERSECT", "EXCEPT"]) {
       const dag = planScript(`${DDL} SELECT item FROM bid ${op} SELECT name FROM person;`);

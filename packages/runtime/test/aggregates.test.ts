@@ -92,6 +92,31 @@ describe("aggregate results (Flink types and semantics)", () => {
     ["STDDEV_SAMP of one value is NULL", agg("STDDEV_SAMP", T.double(), T.double()), adds(7), null],
     ["VAR_POP of one value is 0", agg("VAR_POP", T.double(), T.double()), adds(7), 0],
     ["VAR_POP DECIMAL", agg("VAR_POP", T.decimal(10, 1), T.decimal(38, 2)), adds(10n, 30n), 100n],
+    // numerically stable (issue 16): Σx² − (Σx)²/n would give 0 here
+    [
+      "STDDEV_POP of large values with a small spread",
+      agg("STDDEV_POP", T.double(), T.double()),
+      adds(100000001, 100000002, 100000003),
+      0.816496580927726,
+    ],
+    [
+      "STDDEV_POP after a retraction and a re-add",
+      agg("STDDEV_POP", T.double(), T.double()),
+      [...adds(100000001, 100000002, 100000009), ["-", 100000009], ["+", 100000003]],
+      0.816496580927726,
+    ],
+    [
+      "VAR_SAMP after retracting the largest",
+      agg("VAR_SAMP", T.double(), T.double()),
+      [...adds(100000001, 100000010, 100000002, 100000003), ["-", 100000010]],
+      1,
+    ],
+    [
+      "VAR_POP after retracting everything",
+      agg("VAR_POP", T.double(), T.double()),
+      [...adds(3, 4), ["-", 3], ["-", 4]],
+      null,
+    ],
     [
       "COUNT DISTINCT",
       agg("COUNT", T.int(), T.bigint(false), { distinct: true }),
@@ -206,6 +231,56 @@ function close(actual: unknown, expected: unknown): void {
   if (typeof actual === "number" && typeof expected === "number") expect(actual).toBeCloseTo(expected, 6);
   else expect(actual).toEqual(expected);
 }
+
+describe("LAG", () => {
+  const lagOf = (offset: number, withDefault: boolean) =>
+    createAggregate(
+      { fn: "LAG", argTypes: [T.int()], type: T.int(), distinct: false, constants: [offset, withDefault] },
+      false,
+    );
+  const results = (f: AggregateFunction, inputs: unknown[]) => {
+    let acc = f.create();
+    return inputs.map((v) => {
+      acc = f.accumulate(acc, v);
+      return f.getValue(acc);
+    });
+  };
+  it.each([
+    ["LAG(v)", lagOf(1, false), [1, 2, null, 4], [null, 1, 2, null]],
+    ["LAG(v, 2)", lagOf(2, false), [1, 2, 3, 4], [null, null, 1, 2]],
+    ["LAG(v, 0) is the row itself", lagOf(0, false), [1, 2], [1, 2]],
+    [
+      "LAG(v, 1, d) uses the current row's default",
+      lagOf(1, true),
+      [
+        [1, -1],
+        [2, -2],
+        [null, -3],
+        [4, -4],
+      ],
+      [-1, 1, 2, null],
+    ],
+  ] as const)("%s", (_name, f, inputs, expected) => {
+    expect(results(f, [...inputs])).toEqual(expected);
+  });
+  it("does not retract (its frame is every row so far)", () => {
+    expect(() => lagOf(1, false).retract([1], 1)).toThrow(/LAG was planned without retraction/);
+  });
+});
+
+describe("variance moments", () => {
+  it("merging window slices re-shifts the sums (stable too)", () => {
+    const f = agg("STDDEV_POP", T.double(), T.double());
+    const a = f.accumulate(f.accumulate(f.create(), 100000001), 100000002);
+    const b = f.accumulate(f.create(), 100000003);
+    expect(f.getValue(f.merge(a, b))).toBe(0.816496580927726);
+    expect(f.getValue(f.merge(f.create(), f.accumulate(f.create(), 4)))).toBe(0);
+  });
+  it("an accumulator of the older [count, sum, sum of squares] layout is read", () => {
+    const f = agg("VAR_POP", T.double(), T.double());
+    expect(f.getValue(f.accumulate([2, 3, 5] as never, 3))).toBeCloseTo(2 / 3, 12);
+  });
+});
 
 describe("randomized accumulate/retract equals the batch result over what remains", () => {
   it.each(Object.keys(oracles))("%s", (name) => {

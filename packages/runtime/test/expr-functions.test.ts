@@ -36,12 +36,13 @@ describe("string functions", () => {
     ["REGEXP", [s("abc123"), s("\\d+")], true],
     ["REGEXP", [s("abc"), s("(?i)ABC")], true],
     ["REGEXP_EXTRACT", [s("foothebar"), s("foo(.*?)(bar)"), i(2)], "bar"],
-    ["REGEXP_EXTRACT", [s("foothebar"), s("foo(.*?)(bar)")], "the"],
+    ["REGEXP_EXTRACT", [s("foothebar"), s("foo(.*?)(bar)")], "foothebar"], // group 0 by default
     ["REGEXP_EXTRACT", [s("foothebar"), s("foo(.*?)(bar)"), i(3)], null],
     ["REGEXP_EXTRACT", [s("abc"), s("(")], null], // invalid regex
     ["REGEXP_REPLACE", [s("foobar"), s("oo|ar"), s("")], "fb"],
-    ["REGEXP_REPLACE", [s("2024-01-02"), s("(\\d+)-(\\d+)-(\\d+)"), s("$3/$2/$1")], "02/01/2024"],
-    ["REGEXP_REPLACE", [s("a.b"), s("\\Q.\\E"), s("\\$")], "a$b"],
+    // Flink quotes the replacement (Matcher.quoteReplacement): `$1` is literal text
+    ["REGEXP_REPLACE", [s("2024-01-02"), s("(\\d+)-(\\d+)-(\\d+)"), s("$3/$2/$1")], "$3/$2/$1"],
+    ["REGEXP_REPLACE", [s("a.b"), s("\\Q.\\E"), s("\\$")], "a\\$b"],
     ["SPLIT_INDEX", [s("Jack,John,Mary"), s(","), i(2)], "Mary"],
     ["SPLIT_INDEX", [s("Jack,John,Mary"), s(","), i(3)], null],
     ["SPLIT_INDEX", [s("Jack,John,Mary"), s(","), i(-1)], null],
@@ -87,7 +88,7 @@ describe("string functions", () => {
     ["xbc", "(a|x)bc", true],
     ["abbbc", "ab+c", true],
     ["a.c", "a.c", true],
-    ["abc", "a.c", false],
+    ["abc", "a.c", true], // '.' is a regex wildcard in Flink's SIMILAR TO
     ["abc", "%c", true],
   ])("%j SIMILAR TO %j = %s", (v, pattern, expected) => {
     expect(ev(call("SIMILAR TO", s(v), s(pattern)))).toBe(expected);
@@ -156,7 +157,9 @@ describe("time functions", () => {
     ["EXTRACT", [lit.kw("DOY"), lit.date("2024-12-31")], 366],
     ["EXTRACT", [lit.kw("WEEK"), lit.date("2021-01-03")], 53],
     ["EXTRACT", [lit.kw("SECOND"), ts("2024-03-05 07:08:09")], 9],
-    ["EXTRACT", [lit.kw("MILLISECOND"), ts("2024-03-05 07:08:09.250")], 9250],
+    ["EXTRACT", [lit.kw("MILLISECOND"), ts("2024-03-05 07:08:09.250")], 250],
+    ["EXTRACT", [lit.kw("MILLISECOND"), ts("2026-06-24 12:34:56.789")], 789],
+    ["EXTRACT", [lit.kw("MICROSECOND"), ts("2026-06-24 12:34:56.789")], 789000],
     ["EXTRACT", [lit.kw("EPOCH"), ts("1970-01-02 00:00:00")], 86400],
     ["YEAR", [lit.date("1994-09-27")], 1994],
     ["MONTH", [lit.date("1994-09-27")], 9],
@@ -181,7 +184,12 @@ describe("time functions", () => {
     ["TIMESTAMPADD", [lit.kw("HOUR"), i(-2), ts("2024-01-01 01:00:00")], Date.UTC(2023, 11, 31, 23)],
     ["TIMESTAMPDIFF", [lit.kw("DAY"), ts("2003-01-02 10:00:00"), ts("2003-01-03 10:00:00")], 1],
     ["TIMESTAMPDIFF", [lit.kw("HOUR"), ts("2003-01-02 10:00:00"), ts("2003-01-02 07:30:00")], -2],
-    ["TIMESTAMPDIFF", [lit.kw("MONTH"), ts("2003-01-31 00:00:00"), ts("2003-02-28 00:00:00")], 0],
+    // Flink's subtractMonths: Jan 31 + 1 month clamps to Feb 28, a whole month
+    ["TIMESTAMPDIFF", [lit.kw("MONTH"), ts("2003-01-31 00:00:00"), ts("2003-02-28 00:00:00")], 1],
+    ["TIMESTAMPDIFF", [lit.kw("MONTH"), ts("2026-12-31 23:00:00"), ts("2026-06-30 00:00:00")], -7],
+    ["TIMESTAMPDIFF", [lit.kw("MONTH"), ts("2026-06-30 00:00:00"), ts("2026-12-31 23:00:00")], 6],
+    ["TIMESTAMPDIFF", [lit.kw("MONTH"), ts("2026-01-15 12:00:00"), ts("2026-03-15 11:00:00")], 1],
+    ["TIMESTAMPDIFF", [lit.kw("QUARTER"), ts("2026-01-01 00:00:00"), ts("2026-12-31 00:00:00")], 3],
     ["TIMESTAMPDIFF", [lit.kw("MONTH"), ts("2003-01-28 00:00:00"), ts("2003-02-28 00:00:00")], 1],
     ["TIMESTAMPDIFF", [lit.kw("YEAR"), lit.date("2000-02-29"), lit.date("2004-02-28")], 3],
   ])("%s(%#) = %s", (fn, args, expected) => {
@@ -276,5 +284,105 @@ describe("UNIX_TIMESTAMP with a zone offset in the text", () => {
       );
       expect(f([])).toBe(secs);
     }
+  });
+});
+
+describe("Flink 2.3 results (issue 16)", () => {
+  const ts = lit.ts;
+  const cast = (e: ReturnType<typeof lit.str>, to: ReturnType<typeof T.int>, safe = false) =>
+    E.cast(e, to, safe);
+  it.each([
+    // DOUBLE → integer narrows like Java: saturates at the int/long bounds, NaN is 0
+    ["CAST(1e21 AS INT)", cast(lit.double(1e21), T.int()), 2147483647],
+    ["CAST(-1e21 AS INT)", cast(lit.double(-1e21), T.int()), -2147483648],
+    ["CAST(NaN AS INT)", cast(lit.double(Number.NaN), T.int()), 0],
+    ["CAST(1e21 AS BIGINT)", cast(lit.double(1e21), T.bigint()), 2 ** 63],
+    ["CAST(300.7 AS TINYINT)", cast(lit.double(300.7), T.tinyint()), 44],
+    ["CAST(3000000000 AS INT) from BIGINT wraps", cast(lit.bigint(3000000000), T.int()), -1294967296],
+    ["ABS(INT_MIN)", call("ABS", lit.int(-2147483648)), -2147483648],
+    ["ABS(-5)", call("ABS", lit.int(-5)), 5],
+    ["ABS(TINYINT -128)", call("ABS", cast(lit.int(-128), T.tinyint())), -128],
+    ["TRY_CAST('3.7' AS INT)", cast(s("3.7"), T.int(), true), 3],
+    ["TRY_CAST('abc' AS INT)", cast(s("abc"), T.int(), true), null],
+    ["CAST(' 3.7 ' AS BIGINT)", cast(s(" 3.7 "), T.bigint()), 3],
+    [
+      "REGEXP_EXTRACT default group",
+      call("REGEXP_EXTRACT", s("hello-world"), s("([a-z]+)-([a-z]+)")),
+      "hello-world",
+    ],
+    [
+      "REGEXP_EXTRACT group 2",
+      call("REGEXP_EXTRACT", s("hello-world"), s("([a-z]+)-([a-z]+)"), i(2)),
+      "world",
+    ],
+    ["REGEXP_EXTRACT negative group", call("REGEXP_EXTRACT", s("ab"), s("(a)"), i(-1)), null],
+    ["REGEXP_EXTRACT no match", call("REGEXP_EXTRACT", s("xyz"), s("(a)")), null],
+    ["REGEXP invalid pattern", call("REGEXP", s("abc"), s("(")), false],
+    ["REGEXP empty pattern", call("REGEXP", s("abc"), s("")), false],
+    ["SPLIT_INDEX('', ',', 0)", call("SPLIT_INDEX", s(""), s(","), i(0)), null],
+    ["SPLIT_INDEX keeps empty tokens", call("SPLIT_INDEX", s("a,,b"), s(","), i(1)), ""],
+    ["SPLIT_INDEX trailing empty token", call("SPLIT_INDEX", s("a,"), s(","), i(1)), ""],
+    ["SPLIT_INDEX whole separator", call("SPLIT_INDEX", s("a::b::c"), s("::"), i(2)), "c"],
+    ["SPLIT_INDEX empty separator: whitespace", call("SPLIT_INDEX", s("a  b"), s(""), i(2)), "b"],
+    ["SUBSTRING('x', -3)", call("SUBSTRING", s("x"), i(-3)), ""],
+    ["SUBSTRING('hello', -3, 2)", call("SUBSTRING", s("hello"), i(-3), i(2)), "ll"],
+    ["SUBSTRING('', 1)", call("SUBSTRING", s(""), i(1)), ""],
+    ["SUBSTRING negative length", call("SUBSTRING", s("abc"), i(1), i(-1)), null],
+    ["OVERLAY past the end", call("OVERLAY", s("x"), s("__"), i(2), i(3)), "x"],
+    ["OVERLAY at 0", call("OVERLAY", s("abc"), s("X"), i(0)), "abc"],
+    ["OVERLAY to the end", call("OVERLAY", s("abcdef"), s("XY"), i(5), i(2)), "abcdXY"],
+    ["OVERLAY FOR 0 drops the rest (as Flink)", call("OVERLAY", s("abc"), s("X"), i(2), i(0)), "aX"],
+    ["OVERLAY default length", call("OVERLAY", s("abcdef"), s("XY"), i(2)), "aXYdef"],
+    ["INITCAP is ASCII-only", call("INITCAP", s("ÄÖü ßtraße")), "ÄÖü ßTraßE"],
+    ["INITCAP", call("INITCAP", s("hello wORLD-x1y")), "Hello World-X1y"],
+    ["INITCAP digits start a word", call("INITCAP", s("1abc aBC")), "1abc Abc"],
+    ["EXTRACT(MILLISECOND)", call("EXTRACT", lit.kw("MILLISECOND"), ts("2026-06-24 12:34:56.789")), 789],
+    ["UNIX_TIMESTAMP ignores a fraction", call("UNIX_TIMESTAMP", s("2026-02-28 23:59:59.999")), 1772323199],
+    ["UNIX_TIMESTAMP is lenient", call("UNIX_TIMESTAMP", s("2026-02-29 00:00:00")), 1772323200],
+    ["UNIX_TIMESTAMP unparseable", call("UNIX_TIMESTAMP", s("tomorrow")), -(2 ** 63)],
+    [
+      "TIMESTAMPDIFF(MONTH) as Flink",
+      call("TIMESTAMPDIFF", lit.kw("MONTH"), ts("2026-12-31 23:00:00"), ts("2026-06-30 00:00:00")),
+      -7,
+    ],
+    ["JSON_QUERY wildcard, no match", call("JSON_QUERY", s('{"items": []}'), s("$.items[*].sku")), "[]"],
+    ["JSON_QUERY wildcard", call("JSON_QUERY", s('{"items": [{"sku": "a"}]}'), s("$.items[*].sku")), '["a"]'],
+    ["JSON_QUERY missing member", call("JSON_QUERY", s('{"a": 1}'), s("$.b")), null],
+    ["JSON_VALUE wildcard is not a scalar", call("JSON_VALUE", s("[1]"), s("$[*]")), null],
+    ["ASCII of a multi-byte character: signed first byte", call("ASCII", s("é")), -61],
+    ["POSITION of ''", call("POSITION", s(""), s("abc")), 1],
+    ["LOCATE from 0", call("LOCATE", s("a"), s("abc"), i(0)), 1],
+    ["LOCATE counts code points", call("LOCATE", s("b"), s("😀ab"), i(1)), 3],
+    ["REPLACE of ''", call("REPLACE", s("ab"), s(""), s("-")), "-a-b-"],
+    ["LPAD", call("LPAD", s("hi"), i(5), s("xy")), "xyxhi"],
+    ["RPAD to 0", call("RPAD", s("hi"), i(0), s("xy")), ""],
+  ])("%s", (_name, expr, expected) => {
+    expect(ev(expr)).toEqual(expected);
+  });
+
+  it("FROM_BASE64 of text that is not Base64 fails, as Java's decoder", () => {
+    expect(() => ev(call("FROM_BASE64", s("no!")))).toThrow(/not valid Base64/);
+    expect(ev(call("FROM_BASE64", s("aGk=")))).toBe("hi");
+  });
+});
+
+describe("no NaN or out-of-range instants", () => {
+  it.each([
+    [
+      "TO_TIMESTAMP_LTZ(NaN, 3) is the epoch, as Java's long conversion",
+      call("TO_TIMESTAMP_LTZ", lit.double(Number.NaN), i(3)),
+      0,
+    ],
+    ["TO_TIMESTAMP_LTZ(1.9, 0) drops the fraction", call("TO_TIMESTAMP_LTZ", lit.double(1.9), i(0)), 1000],
+    [
+      "TO_TIMESTAMP_LTZ(Infinity, 3) is NULL",
+      call("TO_TIMESTAMP_LTZ", lit.double(Number.POSITIVE_INFINITY), i(3)),
+      null,
+    ],
+    ["TO_TIMESTAMP_LTZ(1e300, 0) is NULL", call("TO_TIMESTAMP_LTZ", lit.double(1e300), i(0)), null],
+    ["FROM_UNIXTIME(1e300) is NULL", call("FROM_UNIXTIME", lit.double(1e300)), null],
+    ["FROM_UNIXTIME(NaN) is the epoch", call("FROM_UNIXTIME", lit.double(Number.NaN)), "1970-01-01 00:00:00"],
+  ])("%s", (_name, expr, expected) => {
+    expect(ev(expr)).toEqual(expected);
   });
 });

@@ -170,12 +170,20 @@ describe("casts", () => {
     ["42", T.int(), 42],
     [" -7 ", T.bigint(), -7],
     ["1.50", T.double(), 1.5],
+    // Flink's BinaryStringDataUtil.toLong: a fraction is dropped, spaces trimmed
+    ["1.5", T.int(), 1],
+    [" 3.7 ", T.bigint(), 3],
+    ["-3.7", T.int(), -3],
+    [".5", T.int(), 0],
+    ["+12.", T.smallint(), 12],
+    ["9223372036854775807", T.bigint(), 2 ** 63],
+    [" 1e3 ", T.double(), 1000],
+    ["2.5d", T.double(), 2.5],
     ["12.345", T.decimal(10, 2), 1235n],
     ["true", T.boolean(), true],
     ["NO", T.boolean(), false],
     ["2024-02-29", T.date(), 19782],
     ["2024-02-29 12:30:00.123", T.timestamp(3), Date.UTC(2024, 1, 29, 12, 30, 0, 123)],
-    ["2024-02-29T12:30", T.timestamp(3), Date.UTC(2024, 1, 29, 12, 30)],
     ["13:45:10", T.time(0), 49510000],
     ["abcdef", T.varchar(3), "abc"],
     ["ab", T.char(4), "ab  "],
@@ -184,9 +192,15 @@ describe("casts", () => {
   });
   it.each([
     ["x", T.int()],
-    ["1.5", T.int()],
+    ["1.5x", T.int()],
+    ["", T.int()],
+    ["-", T.int()],
+    ["\t1", T.int()],
+    ["1e3", T.bigint()],
+    ["200", T.tinyint()],
     ["3000000000", T.int()],
     ["2024-02-30", T.date()],
+    ["2024-02-29T12:30", T.timestamp(3)], // Flink's CAST takes no 'T' separator
     ["maybe", T.boolean()],
     ["1e", T.decimal(10, 2)],
   ])("CAST(%j) fails clearly; TRY_CAST gives NULL", (v, to) => {
@@ -295,11 +309,19 @@ describe("collections and JSON", () => {
   });
   it("JSON_VALUE RETURNING, JSON_QUERY, invalid JSON", () => {
     expect(ev(E.call("JSON_VALUE", [lit.str(doc), lit.str("$.a.b[1]")], T.int()))).toBe(2);
-    expect(ev(E.call("JSON_VALUE", [lit.str(doc), lit.str("$.n")], T.decimal(5, 2)))).toBe(150n);
+    expect(ev(E.call("JSON_VALUE", [lit.str(doc), lit.str("$.n")], T.double()))).toBe(1.5);
+    expect(ev(E.call("JSON_VALUE", [lit.str(doc), lit.str("$.t")], T.boolean()))).toBe(true);
+    // a JSON item of another kind is an error: NULL (NULL ON ERROR)
+    expect(ev(E.call("JSON_VALUE", [lit.str(doc), lit.str("$.n")], T.int()))).toBeNull();
+    expect(ev(E.call("JSON_VALUE", [lit.str('{"a": "42"}'), lit.str("$.a")], T.int()))).toBeNull();
+    expect(ev(E.call("JSON_VALUE", [lit.str('{"a": "true"}'), lit.str("$.a")], T.boolean()))).toBeNull();
+    expect(ev(E.call("JSON_VALUE", [lit.str('{"a": 3000000000}'), lit.str("$.a")], T.int()))).toBeNull();
     expect(ev(call("JSON_QUERY", lit.str(doc), lit.str("$.a.b[2]")))).toBe('{"c":"x"}');
     expect(ev(call("JSON_QUERY", lit.str(doc), lit.str("$.a.b[*]")))).toBe('[1,2,{"c":"x"}]');
     expect(ev(call("JSON_QUERY", lit.str(doc), lit.str("$.n")))).toBeNull();
     expect(ev(call("JSON_VALUE", lit.str("{oops"), lit.str("$.a")))).toBeNull();
     expect(ev(call("JSON_EXISTS", lit.str(doc), lit.str("$.a.b")))).toBe(true);
+    expect(ev(call("JSON_EXISTS", lit.str('{"a": null}'), lit.str("$.a")))).toBe(false);
+    expect(ev(call("JSON_VALUE", lit.str(doc), lit.str('$."k y"')))).toBeNull(); // not jayway syntax
   });
 });

@@ -296,6 +296,26 @@ export interface OverlayExpr {
   readonly span: Span;
 }
 
+/** What JSON_VALUE gives when the path selects nothing (ON EMPTY) or fails (ON ERROR). */
+export type JsonBehavior =
+  | { readonly kind: "NULL" }
+  | { readonly kind: "ERROR" }
+  | { readonly kind: "DEFAULT"; readonly value: Expr };
+
+/**
+ * `JSON_VALUE(json, path [RETURNING type] [{NULL | ERROR | DEFAULT e} ON EMPTY]
+ * [{NULL | ERROR | DEFAULT e} ON ERROR])`.
+ */
+export interface JsonValueExpr {
+  readonly kind: "JsonValueExpr";
+  readonly json: Expr;
+  readonly path: Expr;
+  readonly returning?: DataTypeNode;
+  readonly onEmpty?: JsonBehavior;
+  readonly onError?: JsonBehavior;
+  readonly span: Span;
+}
+
 /** `TIMESTAMPADD(unit, n, ts)` / `TIMESTAMPDIFF(unit, a, b)`; `args` has exactly two elements. */
 export interface TimestampArithExpr {
   readonly kind: "TimestampArithExpr";
@@ -380,6 +400,7 @@ export type Expr =
   | SubstringExpr
   | PositionExpr
   | OverlayExpr
+  | JsonValueExpr
   | TimestampArithExpr
   | ArrayConstructor
   | MapConstructor

@@ -1,9 +1,9 @@
 import type { QualifiedName } from "../ast/common.js";
-import type { Expr } from "../ast/expressions.js";
+import type { Expr, JsonBehavior } from "../ast/expressions.js";
 import { Prec } from "../precedence.js";
 import { type Cursor, nameOf } from "./cursor.js";
 import { parseExpr, parseExprList } from "./expressions.js";
-import { parseTimeUnit } from "./types.js";
+import { parseDataTypeNode, parseTimeUnit } from "./types.js";
 
 /**
  * Functions with keyword syntax inside their parentheses: EXTRACT, FLOOR/CEIL ... TO, TRIM,
@@ -121,6 +121,39 @@ export function parseSpecialFunction(c: Cursor): Expr | undefined {
         span: c.spanFrom(first),
       };
     }
+    case "JSON_VALUE": {
+      if (!c.isOp("(", 1)) return undefined;
+      c.next();
+      c.expectOp("(");
+      const json = parseExpr(c);
+      c.expectOp(",");
+      const path = parseExpr(c);
+      const returning = c.acceptWord("RETURNING") ? parseDataTypeNode(c) : undefined;
+      let onEmpty: JsonBehavior | undefined;
+      let onError: JsonBehavior | undefined;
+      for (;;) {
+        const b = parseJsonBehavior(c);
+        if (b === undefined) break;
+        c.expectWord("ON");
+        if (onEmpty === undefined && onError === undefined && c.acceptWord("EMPTY")) onEmpty = b;
+        else {
+          c.expectWord("ERROR");
+          if (onError !== undefined)
+            c.error("syntax", "JSON_VALUE: ON ERROR is given twice", c.spanFrom(first));
+          onError = b;
+        }
+      }
+      c.expectOp(")");
+      return {
+        kind: "JsonValueExpr",
+        json,
+        path,
+        ...(returning !== undefined && { returning }),
+        ...(onEmpty !== undefined && { onEmpty }),
+        ...(onError !== undefined && { onError }),
+        span: c.spanFrom(first),
+      };
+    }
     case "TIMESTAMPADD":
     case "TIMESTAMPDIFF": {
       c.next();
@@ -136,6 +169,13 @@ export function parseSpecialFunction(c: Cursor): Expr | undefined {
     default:
       return undefined;
   }
+}
+
+function parseJsonBehavior(c: Cursor): JsonBehavior | undefined {
+  if (c.acceptWord("NULL")) return { kind: "NULL" };
+  if (c.acceptWord("ERROR")) return { kind: "ERROR" };
+  if (c.acceptWord("DEFAULT")) return { kind: "DEFAULT", value: parseExpr(c) };
+  return undefined;
 }
 
 function plainCall(name: QualifiedName, args: Expr[], span: Expr["span"]): Expr {

@@ -159,8 +159,9 @@ export function parseDataTypeNode(c: Cursor): DataTypeNode {
       } else break;
     }
     if (c.acceptWords("NOT", "NULL")) return { ...type, notNull: true, span: c.spanFrom(first) };
-    // An explicit `NULL` restates the default; skip it unless it starts `NULL` of something else.
-    if (c.isWord("NULL") && !c.isOp("(", 1)) c.next();
+    // An explicit `NULL` restates the default; skip it unless it starts `NULL` of something else
+    // (or JSON_VALUE's `RETURNING INT NULL ON EMPTY`).
+    if (c.isWord("NULL") && !c.isOp("(", 1) && !c.isWord("ON", 1)) c.next();
     return type;
   });
 }

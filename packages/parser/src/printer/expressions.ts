@@ -1,4 +1,4 @@
-import type { Expr, FrameBound, WindowRef, WindowSpec } from "../ast/expressions.js";
+import type { Expr, FrameBound, JsonBehavior, WindowRef, WindowSpec } from "../ast/expressions.js";
 import type { OrderItem } from "../ast/query.js";
 import { binaryPrec, exprPrec, Prec } from "../precedence.js";
 import { printIdentifier, printName, printString } from "./common.js";
@@ -97,6 +97,12 @@ export function printExpr(e: Expr): string {
       return `POSITION(${wrap(e.needle, Prec.ADDITIVE)} IN ${printExpr(e.haystack)})`;
     case "OverlayExpr":
       return `OVERLAY(${printExpr(e.source)} PLACING ${printExpr(e.replacement)} FROM ${printExpr(e.from)}${e.for ? ` FOR ${printExpr(e.for)}` : ""})`;
+    case "JsonValueExpr": {
+      const behavior = (x: JsonBehavior | undefined, on: string) =>
+        x === undefined ? "" : ` ${x.kind === "DEFAULT" ? `DEFAULT ${printExpr(x.value)}` : x.kind} ON ${on}`;
+      const ret = e.returning ? ` RETURNING ${printDataType(e.returning)}` : "";
+      return `JSON_VALUE(${printExpr(e.json)}, ${printExpr(e.path)}${ret}${behavior(e.onEmpty, "EMPTY")}${behavior(e.onError, "ERROR")})`;
+    }
     case "TimestampArithExpr":
       return `${e.fn}(${e.unit}, ${printExpr(e.args[0])}, ${printExpr(e.args[1])})`;
     case "ArrayConstructor":

@@ -56,6 +56,11 @@ export function exprChildren(e: ast.Expr): ast.Expr[] {
       return [e.needle, e.haystack];
     case "OverlayExpr":
       return e.for ? [e.source, e.replacement, e.from, e.for] : [e.source, e.replacement, e.from];
+    case "JsonValueExpr": {
+      const out = [e.json, e.path];
+      for (const x of [e.onEmpty, e.onError]) if (x?.kind === "DEFAULT") out.push(x.value);
+      return out;
+    }
     case "TimestampArithExpr":
       return [...e.args];
     case "ArrayConstructor":

@@ -2,6 +2,7 @@ import type * as ast from "@weir/parser";
 import type { Expr, Literal } from "../expr.js";
 import { E } from "../expr.js";
 import { isAggregateFunction } from "../functions/aggregates.js";
+import { decimalRoundType } from "../functions/decimalTypes.js";
 import { canonicalFunctionName, inferCall, isScalarFunction } from "../functions/infer.js";
 import { OPERATORS } from "../functions/operators.js";
 import { ALIASES, SCALAR_FUNCTIONS } from "../functions/scalarFunctions.js";
@@ -90,11 +91,24 @@ export function callOf(fn: string, args: readonly Expr[], span: ast.Span): Expr 
     args.map((a) => a.type),
   );
   if ("error" in inf) fail("type-error", inf.error, span);
+  const name = canonicalFunctionName(fn);
   return E.call(
-    canonicalFunctionName(fn),
+    name,
     args.map((a, i) => coerce(a, inf.argTypes[i]!)),
-    inf.type,
+    roundingType(name, args, inf.type),
   );
+}
+
+/**
+ * ROUND/TRUNCATE(DECIMAL(p, s), d) with d an integer literal: Flink's type, scale d
+ * (LogicalTypeMerging.findRoundDecimalType); inference alone sees no digits.
+ */
+function roundingType(fn: string, args: readonly Expr[], type: DataType): DataType {
+  if (fn !== "ROUND" && fn !== "TRUNCATE") return type;
+  const [x, d] = args;
+  if (x === undefined || d === undefined || x.type.kind !== "DECIMAL" || type.kind !== "DECIMAL") return type;
+  if (d.kind !== "literal" || typeof d.value !== "number" || !Number.isInteger(d.value)) return type;
+  return decimalRoundType(x.type, d.value, type.nullable);
 }
 
 const keyword = (word: string): Expr => E.literal(word, T.char(word.length, false));
@@ -211,6 +225,8 @@ export function bindExpr(e: ast.Expr, ctx: ExprContext): Expr {
       if (e.for) args.push(b(e.for));
       return callOf("OVERLAY", args, e.span);
     }
+    case "JsonValueExpr":
+      return bindJsonValue(e, b);
     case "TimestampArithExpr":
       return callOf(e.fn, [keyword(e.unit), b(e.args[0]), b(e.args[1])], e.span);
     case "ArrayConstructor":
@@ -232,6 +248,35 @@ export function bindExpr(e: ast.Expr, ctx: ExprContext): Expr {
       return _exhaustive;
     }
   }
+}
+
+/** The RETURNING types of JSON_VALUE: Flink's code generator supports exactly these. */
+const JSON_VALUE_RETURNING = new Set(["BOOLEAN", "INT", "DOUBLE", "VARCHAR"]);
+
+function bindJsonValue(e: ast.JsonValueExpr, b: (x: ast.Expr) => Expr): Expr {
+  for (const [behavior, on] of [
+    [e.onEmpty, "EMPTY"],
+    [e.onError, "ERROR"],
+  ] as const) {
+    if (behavior !== undefined && behavior.kind !== "NULL") {
+      fail(
+        "unsupported",
+        `JSON_VALUE: ${behavior.kind} ON ${on} is not supported; only NULL ON ${on} (the default) is`,
+        e.span,
+      );
+    }
+  }
+  const call = callOf("JSON_VALUE", [b(e.json), b(e.path)], e.span);
+  if (e.returning === undefined || call.kind !== "call") return call;
+  const target = bindDataType(e.returning);
+  if (!JSON_VALUE_RETURNING.has(target.kind)) {
+    fail(
+      "unsupported",
+      `JSON_VALUE: RETURNING ${formatType(target)} is not supported (as in Flink); use STRING, BOOLEAN, INT or DOUBLE, and CAST the result`,
+      e.span,
+    );
+  }
+  return E.call(call.fn, call.args, withNullable(target, true));
 }
 
 function fieldAccess(target: Expr, field: ast.Identifier): Expr {

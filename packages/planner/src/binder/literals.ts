@@ -16,7 +16,8 @@ const BIGINT_MAX = 9223372036854775807n;
 export function bindNumber(node: NumberLiteral, negative: boolean): Literal {
   const text = node.text;
   const sign = negative ? "-" : "";
-  if (/[eE]/.test(text)) return E.literal(Number(sign + text), T.double(false));
+  // an approximate literal goes through BigDecimal in Calcite: -0.0e0 is 0.0 (no negative zero)
+  if (/[eE]/.test(text)) return E.literal(Number(sign + text) || 0, T.double(false));
   if (!text.includes(".")) {
     const n = BigInt(text);
     const limit = negative ? 1n : 0n;
@@ -34,7 +35,9 @@ export function bindNumber(node: NumberLiteral, negative: boolean): Literal {
   const [intPart, fracPart] = text.split(".") as [string, string];
   const scale = fracPart.length;
   const unscaled = BigInt((intPart || "0") + fracPart).toString();
-  const precision = Math.max(unscaled.length, scale, 1);
+  // Calcite's precision of an exact literal is its digit count as written, leading zeros
+  // included: 0.1 is DECIMAL(2, 1), so 0.1 + 0.2 is DECIMAL(3, 1) as in Flink.
+  const precision = Math.max(unscaled.length, text.length - 1, scale, 1);
   if (precision > 38)
     fail("literal-out-of-range", `numeric literal ${text} has more than 38 digits`, node.span);
   const intDigits = BigInt(intPart || "0").toString();
@@ -180,8 +183,10 @@ function parseDate(s: string): number | undefined {
   const y = Number(m[1]);
   const mo = Number(m[2]);
   const d = Number(m[3]);
-  const ms = Date.UTC(y, mo - 1, d);
-  const back = new Date(ms);
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0–99 as 1900–1999 (DATE '0001-01-01')
+  const back = new Date(0);
+  back.setUTCFullYear(y, mo - 1, d);
+  const ms = back.getTime();
   if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d)
     return undefined;
   return ms / 86_400_000;

@@ -2,9 +2,10 @@ import type * as ast from "@weir/parser";
 import type { Expr } from "../expr.js";
 import { E } from "../expr.js";
 import { inferAggregate, isAggregateFunction } from "../functions/aggregates.js";
+import { canCast } from "../functions/typeRules.js";
 import type { LogicalNode, LogicalOver, OverCall } from "../logical.js";
 import type { Field } from "../physical.js";
-import { T } from "../types.js";
+import { formatType, materialize, T, withNullable } from "../types.js";
 import type { Hook } from "./aggregate.js";
 import { functionName, RANKING_FUNCTIONS } from "./ast-walk.js";
 import { fail } from "./errors.js";
@@ -71,6 +72,66 @@ function frameOf(frame: ast.WindowFrame | undefined): OverCall["frame"] {
 }
 
 /**
+ * `LAG(value [, offset [, default]])`: offset a non-negative integer constant (1 by default), the
+ * default any expression of a type that casts to the value's (evaluated on the current row). The
+ * frame is every row up to the current one, one row at a time (ROWS), as Flink's LagAggFunction.
+ */
+function bindLag(
+  c: ast.FunctionCall,
+  b: (e: ast.Expr, clause: string) => Expr,
+  col: (e: Expr) => number,
+  partitionKeys: number[],
+  orderBy: OverCall["orderBy"],
+  frame: ast.WindowFrame | undefined,
+): OverCall {
+  if (c.args.length < 1 || c.args.length > 3 || c.star || c.distinct) {
+    fail("type-error", "LAG takes (value [, offset [, default]])", c.span);
+  }
+  if (orderBy.length === 0) fail("invalid-window", "LAG needs ORDER BY in its OVER clause", c.over!.span);
+  if (frame) fail("invalid-window", "LAG does not take a window frame", frame.span);
+  const value = b(c.args[0]!, "an argument of LAG");
+  let offset = 1;
+  const off = c.args[1];
+  if (off !== undefined) {
+    if (off.kind !== "NumberLiteral" || !/^\d+$/.test(off.text)) {
+      fail("invalid-window", "the offset of LAG must be a non-negative integer constant", off.span);
+    }
+    offset = Number(off.text);
+  }
+  const type = withNullable(materialize(value.type), true);
+  let arg: Expr = coerce(value, type);
+  const d = c.args[2];
+  if (d !== undefined) {
+    const dv = b(d, "the default of LAG");
+    if (dv.type.kind !== "NULL" && !canCast(dv.type, type)) {
+      fail(
+        "type-error",
+        `the default of LAG (${formatType(dv.type)}) does not cast to ${formatType(type)}`,
+        d.span,
+      );
+    }
+    const fields = [
+      { name: "value", type },
+      { name: "default", type },
+    ];
+    arg = E.call("ROW", [arg, coerce(dv, type)], { kind: "ROW", fields, nullable: false });
+  }
+  return {
+    fn: "LAG",
+    args: [col(arg)],
+    argTypes: [arg.type],
+    distinct: false,
+    filterColumn: null,
+    partitionKeys,
+    orderBy,
+    frame: { kind: "rows", preceding: null },
+    type,
+    constants: [offset, d !== undefined],
+    name: "",
+  };
+}
+
+/**
  * The OVER calls of a SELECT: a projection adds the partition keys, order keys and arguments
  * that are not plain columns, then one `LogicalOver` computes every call. The input columns
  * keep their positions, so expressions bound over the input stay valid over the output.
@@ -122,6 +183,15 @@ export function bindOver(
         type: T.bigint(false),
         name: "",
       };
+    } else if (fn === "LEAD") {
+      return fail(
+        "unsupported",
+        "LEAD is not supported on a stream, as in Flink: it needs rows that have not arrived yet",
+        c.span,
+        "use LAG ordered the same way, and read the pair from the later row",
+      );
+    } else if (fn === "LAG") {
+      call = bindLag(c, b, col, partitionKeys, orderBy, w.frame);
     } else if (isAggregateFunction(fn)) {
       const args = c.star ? [] : c.args.map((a) => b(a, `an argument of ${fn}`));
       const inf = inferAggregate(
@@ -148,7 +218,7 @@ export function bindOver(
         "unsupported",
         `${fn} is not supported as a window function`,
         c.span,
-        "supported: ROW_NUMBER, RANK, DENSE_RANK and aggregate functions",
+        "supported: ROW_NUMBER, RANK, DENSE_RANK, LAG and aggregate functions",
       );
     }
     const k = JSON.stringify(call);

@@ -9,6 +9,7 @@ import type {
   LogicalValues,
 } from "../logical.js";
 import type { Field, SortKey } from "../physical.js";
+import type { DataType } from "../types.js";
 import { formatType, T } from "../types.js";
 import type { BindContext, CteDefinition } from "./context.js";
 import { fail } from "./errors.js";
@@ -173,7 +174,8 @@ function bindSetOperation(s: ast.SetOperation, ctx: BindContext): LogicalNode {
         s.span,
       );
     }
-    return t.kind === "NULL" ? T.int() : t;
+    if (t.kind === "NULL") return T.int();
+    return s.op === "UNION" && s.all ? keepTimeAttribute(t, f.type, r.type) : t;
   });
   const names = left.schema.map((f) => f.name);
   const cast = (n: LogicalNode): LogicalNode =>
@@ -200,6 +202,19 @@ function bindSetOperation(s: ast.SetOperation, ctx: BindContext): LogicalNode {
     ...spanOf(s.span),
   };
   return node;
+}
+
+/**
+ * UNION ALL keeps a time attribute when every input has the same one on that column, with the
+ * same type (Flink: the union of two rowtime columns is a rowtime column, and its watermark is the
+ * minimum of the inputs'). Anything else is a plain timestamp.
+ */
+function keepTimeAttribute(t: DataType, a: DataType, b: DataType): DataType {
+  if (t.kind !== "TIMESTAMP" && t.kind !== "TIMESTAMP_LTZ") return t;
+  if (a.kind !== t.kind || b.kind !== t.kind) return t;
+  if (a.timeAttribute === undefined || a.timeAttribute !== b.timeAttribute) return t;
+  if (a.precision !== b.precision) return t;
+  return { ...t, timeAttribute: a.timeAttribute };
 }
 
 /** SELECT DISTINCT / UNION: an aggregate whose keys are every column. */

@@ -47,7 +47,10 @@ function numericArithmetic(op: Arith, a: DataType, b: DataType): CallInference {
     return { type, argTypes: [asDecimal(a, da), asDecimal(b, db)] };
   }
   const t = widenNumeric(a, b, nullable);
-  return { type: t, argTypes: [withNullable(t, isNullable(a)), withNullable(t, isNullable(b))] };
+  const argTypes = [withNullable(t, isNullable(a)), withNullable(t, isNullable(b))];
+  // Calcite's MOD has the type of its divisor (the remainder is smaller): BIGINT % INT is INT
+  if (op === "%") return { type: withNullable(materialize(b), nullable), argTypes };
+  return { type: t, argTypes };
 }
 
 function nullAs(t: DataType, other: DataType): DataType {

@@ -66,7 +66,9 @@ const ifFn: Infer = (args) => {
     return { error: "IF: condition must be BOOLEAN" };
   const branches = commonOf("IF", (a) => a.some(isNullable))(args.slice(1));
   if ("error" in branches) return branches;
-  return { type: branches.type, argTypes: [T.boolean(isNullable(args[0])), ...branches.argTypes] };
+  // as Flink: a nullable condition makes the result nullable too
+  const type = isNullable(args[0]) ? withNullable(branches.type, true) : branches.type;
+  return { type, argTypes: [T.boolean(isNullable(args[0])), ...branches.argTypes] };
 };
 
 const nullif: Infer = (args) => {
@@ -144,7 +146,11 @@ const cardinality = sig("CARDINALITY", {
 
 const element = sig("ELEMENT", {
   params: [{ name: "ARRAY", accept: (t) => (t.kind === "ARRAY" ? t : undefined) }],
-  result: ([a]) => withNullable((a as { element: DataType }).element, true),
+  // as Flink: the element's type (ELEMENT of an empty array is NULL all the same)
+  result: ([a], n) => {
+    const e = (a as { element: DataType }).element;
+    return withNullable(e, n || isNullable(e));
+  },
 });
 
 const currentWatermark: Infer = (args) => {
@@ -166,6 +172,7 @@ const toTimestampLtz: Infer = (args) => {
       params: [P.numeric, P.integer],
       optional: 1,
       result: (_, n) => time("TIMESTAMP_LTZ", n),
+      nullability: "always",
     })(args);
   }
   return sig("TO_TIMESTAMP_LTZ", {
@@ -185,7 +192,18 @@ const logFn: Infer = (args) => doubleFn("LOG", args.length === 2 ? 2 : 1)(args);
 
 const niladic = (type: DataType): Infer => sig("", { params: [], result: () => type, nullability: "never" });
 
-const extract = sig("EXTRACT", { params: [P.string, P.datetime], result: BI });
+/** EXTRACT(unit FROM x): x a DATE, TIME, TIMESTAMP(_LTZ) or an INTERVAL (Flink reads intervals too). */
+const extract = sig("EXTRACT", {
+  params: [
+    P.string,
+    {
+      name: "DATETIME or INTERVAL",
+      accept: (t) =>
+        t.kind === "INTERVAL_DAY_TIME" || t.kind === "INTERVAL_YEAR_MONTH" ? t : P.temporal.accept(t),
+    },
+  ],
+  result: BI,
+});
 const field = (name: string) => sig(name, { params: [P.datetime], result: BI });
 
 /** Every built-in scalar function, by upper-case name (operators live in operators.ts). */
@@ -223,19 +241,25 @@ export const SCALAR_FUNCTIONS: Record<string, Infer> = {
   UPPER: sig("UPPER", { params: [P.string], result: S }),
   LOWER: sig("LOWER", { params: [P.string], result: S }),
   INITCAP: sig("INITCAP", { params: [P.string], result: S }),
-  REVERSE: sig("REVERSE", { params: [P.string], result: S }),
+  REVERSE: sig("REVERSE", { params: [P.string], result: S, nullability: "always" }),
   TRIM: (args) =>
     sig("TRIM", { params: [P.string, P.string, P.string], optional: args.length === 2 ? 1 : 0, result: S })(
       args,
     ),
   LTRIM: sig("LTRIM", { params: [P.string, P.string], optional: 1, result: S }),
   RTRIM: sig("RTRIM", { params: [P.string, P.string], optional: 1, result: S }),
-  SUBSTRING: sig("SUBSTRING", { params: [P.string, P.integer, P.integer], optional: 1, result: S }),
+  SUBSTRING: sig("SUBSTRING", {
+    params: [P.string, P.integer, P.integer],
+    optional: 1,
+    result: S,
+    nullability: "always",
+  }),
   CONCAT: sig("CONCAT", { params: [P.string], variadic: true, result: S }),
   CONCAT_WS: sig("CONCAT_WS", {
     params: [P.string, P.string],
     variadic: true,
-    result: (a) => T.string(isNullable(a[0])),
+    // Flink types it nullable when any argument is, though only a NULL separator gives NULL
+    result: (a) => T.string(a.some(isNullable)),
     nullability: "never",
   }),
   CHAR_LENGTH: sig("CHAR_LENGTH", { params: [P.string], result: I }),
@@ -266,9 +290,9 @@ export const SCALAR_FUNCTIONS: Record<string, Infer> = {
   TO_BASE64: sig("TO_BASE64", { params: [P.binaryOrString], result: S }),
   FROM_BASE64: sig("FROM_BASE64", { params: [P.string], result: S }),
   ASCII: sig("ASCII", { params: [P.string], result: I }),
-  CHR: sig("CHR", { params: [P.integer], result: S }),
-  LEFT: sig("LEFT", { params: [P.string, P.integer], result: S }),
-  RIGHT: sig("RIGHT", { params: [P.string, P.integer], result: S }),
+  CHR: sig("CHR", { params: [P.integer], result: S, nullability: "always" }),
+  LEFT: sig("LEFT", { params: [P.string, P.integer], result: S, nullability: "always" }),
+  RIGHT: sig("RIGHT", { params: [P.string, P.integer], result: S, nullability: "always" }),
   // time
   DATE_FORMAT: sig("DATE_FORMAT", {
     params: [P.stringOrTimestamp, P.string],
@@ -289,7 +313,12 @@ export const SCALAR_FUNCTIONS: Record<string, Infer> = {
     nullability: "always",
   }),
   UNIX_TIMESTAMP: unixTimestamp,
-  FROM_UNIXTIME: sig("FROM_UNIXTIME", { params: [P.numeric, P.string], optional: 1, result: S }),
+  FROM_UNIXTIME: sig("FROM_UNIXTIME", {
+    params: [P.numeric, P.string],
+    optional: 1,
+    result: S,
+    nullability: "always",
+  }),
   EXTRACT: extract,
   YEAR: field("YEAR"),
   QUARTER: field("QUARTER"),
@@ -302,7 +331,7 @@ export const SCALAR_FUNCTIONS: Record<string, Infer> = {
   MINUTE: sig("MINUTE", { params: [P.temporal], result: BI }),
   SECOND: sig("SECOND", { params: [P.temporal], result: BI }),
   TIMESTAMPADD: sig("TIMESTAMPADD", {
-    params: [P.string, P.integer, P.datetime],
+    params: [P.string, P.integer, P.temporal],
     result: (a, n) => withNullable(a[2], n) as DataType,
   }),
   TIMESTAMPDIFF: sig("TIMESTAMPDIFF", { params: [P.string, P.datetime, P.datetime], result: I }),
@@ -325,7 +354,7 @@ export const SCALAR_FUNCTIONS: Record<string, Infer> = {
   // JSON (a RETURNING clause sets the call's type directly; the default is STRING)
   JSON_VALUE: sig("JSON_VALUE", { params: [P.string, P.string], result: S, nullability: "always" }),
   JSON_QUERY: sig("JSON_QUERY", { params: [P.string, P.string], result: S, nullability: "always" }),
-  JSON_EXISTS: sig("JSON_EXISTS", { params: [P.string, P.string], result: B }),
+  JSON_EXISTS: sig("JSON_EXISTS", { params: [P.string, P.string], result: B, nullability: "always" }),
   // collections
   ARRAY: arrayCtor,
   MAP: mapCtor,

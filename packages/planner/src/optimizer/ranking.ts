@@ -311,6 +311,7 @@ export function translateOver(t: Translator, node: LogicalOver): PhysicalNode {
       distinct: c.distinct,
       filterColumn: c.filterColumn,
       type: c.type,
+      ...(c.constants ? { constants: c.constants } : {}),
       name: c.name,
     }));
     for (const [i, c] of calls.entries()) placed.set(c, width + i);

@@ -2,6 +2,7 @@ import { E, type Expr, inputsOf } from "../expr.js";
 import type { LogicalAggregate, LogicalWindowTableFunction } from "../logical.js";
 import type {
   AggregateCall,
+  ExpandNode,
   Field,
   PhysicalNode,
   WindowAggregateNode,
@@ -114,7 +115,6 @@ export function translateWindowTvf(t: Translator, node: LogicalWindowTableFuncti
  * the order the query asked for by a calc.
  */
 export function matchWindowAggregate(t: Translator, node: LogicalAggregate): PhysicalNode | undefined {
-  if (node.groupingSets) return undefined;
   const chain = collectCalc(node.input);
   if (chain.input.kind !== "window-tvf") return undefined;
   const tvf = chain.input;
@@ -128,6 +128,13 @@ export function matchWindowAggregate(t: Translator, node: LogicalAggregate): Phy
   };
   const keyRoles = node.groupKeys.map(roleOf);
   if (!keyRoles.includes("start") || !keyRoles.includes("end")) return undefined;
+  // With grouping sets (ROLLUP, CUBE), Flink plans a window aggregation when window_start and
+  // window_end are in every set (`GROUP BY window_start, window_end, ROLLUP (a)`).
+  const sets = node.groupingSets;
+  if (sets) {
+    const inEvery = (role: "start" | "end") => sets.every((set) => set.some((k) => keyRoles[k] === role));
+    if (!inEvery("start") || !inEvery("end")) return undefined;
+  }
 
   const usesWindow = (e: Expr) => [...inputsOf(e)].some((c) => c >= w);
   // Columns of the aggregate's input, recomputed over the TVF's input (window columns dropped).
@@ -158,7 +165,12 @@ export function matchWindowAggregate(t: Translator, node: LogicalAggregate): Phy
     inner.push(E.input(col, tvf.input.schema[col]!.type));
     return inner.length - 1;
   };
-  const timeColumn = addColumn(tvf.timeColumn);
+  // Under grouping sets the time column gets a copy of its own, so that nulling a key never reaches it.
+  let timeColumn: number;
+  if (sets) {
+    inner.push(E.input(tvf.timeColumn, tvf.input.schema[tvf.timeColumn]!.type));
+    timeColumn = inner.length - 1;
+  } else timeColumn = addColumn(tvf.timeColumn);
   let window: WindowSpec = tvf.window;
   if (window.kind === "session") window = { ...window, partitionKeys: window.partitionKeys.map(addColumn) };
 
@@ -168,7 +180,7 @@ export function matchWindowAggregate(t: Translator, node: LogicalAggregate): Phy
     "window aggregation",
     tvf.span ?? node.span,
   );
-  const input = t.b.calc(base, inner, chain.condition, null, node.span);
+  const calc = t.b.calc(base, inner, chain.condition, null, node.span);
 
   const mapCol = (j: number, what: string): number => {
     const p = position.get(j);
@@ -176,6 +188,11 @@ export function matchWindowAggregate(t: Translator, node: LogicalAggregate): Phy
     return p;
   };
   const groupKeys = node.groupKeys.filter((_, i) => keyRoles[i] === null).map((j) => mapCol(j, "a key"));
+  let input: PhysicalNode = calc;
+  if (sets) {
+    input = expandGroupingSets(t, calc, node, sets, keyRoles, (j) => mapCol(j, "a key"));
+    groupKeys.push(calc.schema.length); // the expand's trailing $g joins the key
+  }
   const aggregates: AggregateCall[] = node.aggregates.map((a) => ({
     ...a,
     args: a.args.map((j) => mapCol(j, "an argument")),
@@ -212,6 +229,8 @@ export function matchWindowAggregate(t: Translator, node: LogicalAggregate): Phy
     return E.input(at, agg.schema[at]!.type);
   });
   for (let a = 0; a < n; a++) projections.push(E.input(k + a, agg.schema[k + a]!.type));
+  // logical order under grouping sets: keys, aggregates, $g (the last physical key)
+  if (sets) projections.push(E.input(k - 1, agg.schema[k - 1]!.type));
   return t.b.calc(
     agg,
     projections,
@@ -219,6 +238,51 @@ export function matchWindowAggregate(t: Translator, node: LogicalAggregate): Phy
     node.schema.map((f) => f.name),
     node.span,
   );
+}
+
+/**
+ * One copy of each row per grouping set, as the unbounded aggregation's expand: the plain keys
+ * outside the set become NULL and a trailing `$g` holds the set's grouping id, with bit (n − 1 − k)
+ * set when logical group key k is not in the set (window_start and window_end, in every set,
+ * contribute 0 bits).
+ */
+function expandGroupingSets(
+  t: Translator,
+  input: PhysicalNode,
+  node: LogicalAggregate,
+  sets: readonly (readonly number[])[],
+  keyRoles: readonly ("start" | "end" | "time" | null)[],
+  columnOf: (logicalColumn: number) => number,
+): PhysicalNode {
+  const n = node.groupKeys.length;
+  // the input column of each plain logical key
+  const keyColumn = node.groupKeys.map((j, k) => (keyRoles[k] === null ? columnOf(j) : -1));
+  const keyColumns = new Set(keyColumn.filter((c) => c >= 0));
+  const projections = sets.map((set) => {
+    let mask = 0;
+    for (let k = 0; k < n; k++) if (!set.includes(k)) mask += 2 ** (n - 1 - k);
+    const nulled = new Set(keyColumn.filter((c, k) => c >= 0 && !set.includes(k)));
+    const row: Expr[] = input.schema.map((f, i) =>
+      nulled.has(i) ? E.literal(null, { ...f.type, nullable: true } as typeof f.type) : E.input(i, f.type),
+    );
+    row.push(E.literal(mask, T.bigint(false)));
+    return row;
+  });
+  return t.b.add<ExpandNode>({
+    kind: "expand",
+    inputs: [input.id],
+    schema: [
+      ...input.schema.map((f, i) =>
+        keyColumns.has(i) ? { name: f.name, type: { ...f.type, nullable: true } as typeof f.type } : f,
+      ),
+      { name: "$g", type: T.bigint(false) },
+    ],
+    changelogMode: input.changelogMode,
+    streamKey: null,
+    watermarkColumn: null,
+    projections,
+    ...(node.span ? { span: node.span } : {}),
+  });
 }
 
 /** The legacy `GROUP BY TUMBLE(ts, size)` windows: output keys, aggregates, window columns. */

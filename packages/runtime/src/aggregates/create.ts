@@ -2,6 +2,7 @@ import type { DataType } from "@weir/planner";
 import type { AggregateFunction } from "./api.js";
 import { avg, count, countStar, sum } from "./basic.js";
 import { distinct } from "./distinct.js";
+import { lag } from "./lag.js";
 import { max, min } from "./minmax.js";
 import { firstValue, lastValue, listAgg } from "./ordered.js";
 import { variance } from "./variance.js";
@@ -68,6 +69,11 @@ export function createAggregate(spec: AggregateSpec, retractable: boolean): Aggr
     case "STDDEV": {
       const kind = fn === "VARIANCE" ? "VAR_SAMP" : fn === "STDDEV" ? "STDDEV_SAMP" : fn;
       f = variance(kind, needInput(), spec.type) as AggregateFunction;
+      break;
+    }
+    case "LAG": {
+      const [offset, withDefault] = spec.constants ?? [];
+      f = lag(typeof offset === "number" ? offset : 1, withDefault === true) as AggregateFunction;
       break;
     }
     default:

@@ -4,6 +4,7 @@ export * from "./compare.js";
 export * from "./create.js";
 export * from "./distinct.js";
 export * from "./group.js";
+export * from "./lag.js";
 export * from "./minmax.js";
 export * from "./numeric.js";
 export * from "./ordered.js";

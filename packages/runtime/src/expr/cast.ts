@@ -1,6 +1,13 @@
 import type { DataType } from "@weir/planner";
 import { formatType, isNumeric, STRING_LENGTH } from "@weir/planner";
-import { floorDiv, MS_PER_DAY, parseDate, parseTime, parseTimestamp } from "./datetime.js";
+import {
+  flinkTimestampShape,
+  floorDiv,
+  MS_PER_DAY,
+  parseDate,
+  parseTime,
+  parseTimestamp,
+} from "./datetime.js";
 import {
   checkPrecision,
   decimalFromInteger,
@@ -39,7 +46,58 @@ function wrapInteger(kind: string): (x: number) => number {
   }
 }
 
-const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
+/**
+ * Flink's `BinaryStringDataUtil.toLong` over the text with its spaces (0x20 only) trimmed: an
+ * optional sign, digits, and an optional `.` followed by digits only, which is dropped (so
+ * '3.7' is 3, '.5' is 0); anything else, or a value outside [min, max], is not a number (null).
+ */
+const INTEGER_TEXT = /^([+-]?)(\d*)(?:\.\d*)?$/;
+function parseJavaInteger(text: string, min: bigint, max: bigint): number | null {
+  const s = trimSpaces(text);
+  const m = INTEGER_TEXT.exec(s);
+  if (m === null || s === "" || s === "+" || s === "-") return null;
+  const digits = m[2] === "" ? 0n : BigInt(m[2]);
+  const n = m[1] === "-" ? -digits : digits;
+  return n < min || n > max ? null : Number(n);
+}
+
+/** BinaryStringData.trim(): removes leading and trailing spaces (0x20), nothing else. */
+export function trimSpaces(s: string): string {
+  let a = 0;
+  let b = s.length;
+  while (a < b && s.charCodeAt(a) === 32) a++;
+  while (b > a && s.charCodeAt(b - 1) === 32) b--;
+  return a === 0 && b === s.length ? s : s.slice(a, b);
+}
+
+/** Java's Double.parseDouble (decimal forms; leading/trailing whitespace ≤ U+0020 and a d/f suffix allowed). */
+const DOUBLE_TEXT = /^[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?)$/;
+export function parseJavaDouble(text: string): number | null {
+  // Java's String.trim removes every character ≤ U+0020
+  const s = text.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, "");
+  if (!DOUBLE_TEXT.test(s)) return null;
+  return Number(s.replace(/[fFdD]$/, ""));
+}
+
+/**
+ * Java's narrowing of a double to an integer type: NaN is 0, out-of-range values saturate to
+ * the int (long for BIGINT) bounds, and TINYINT/SMALLINT then wrap from the int.
+ */
+function doubleToInteger(kind: string): (x: number) => number {
+  const toInt = (x: number) =>
+    Number.isNaN(x) ? 0 : x >= 2147483647 ? 2147483647 : x <= -2147483648 ? -2147483648 : Math.trunc(x);
+  switch (kind) {
+    case "TINYINT":
+      return (x) => (toInt(x) << 24) >> 24;
+    case "SMALLINT":
+      return (x) => (toInt(x) << 16) >> 16;
+    case "INT":
+      return toInt;
+    default:
+      return (x) => (Number.isNaN(x) ? 0 : Math.max(-(2 ** 63), Math.min(2 ** 63, Math.trunc(x))));
+  }
+}
+
 const TRUE_TEXT = new Set(["t", "true", "y", "yes", "1"]);
 const FALSE_TEXT = new Set(["f", "false", "n", "no", "0"]);
 
@@ -48,7 +106,7 @@ function fromString(to: DataType, from: DataType, zone: Zone): CastFn {
   switch (to.kind) {
     case "BOOLEAN":
       return (v) => {
-        const s = (v as string).trim().toLowerCase();
+        const s = (v as string).toLowerCase(); // no trimming: CAST('  true  ' AS BOOLEAN) fails in Flink
         return TRUE_TEXT.has(s) ? true : FALSE_TEXT.has(s) ? false : bad(v);
       };
     case "TINYINT":
@@ -57,32 +115,23 @@ function fromString(to: DataType, from: DataType, zone: Zone): CastFn {
     case "BIGINT": {
       const [min, max] =
         to.kind === "TINYINT"
-          ? [-128, 127]
+          ? [-128n, 127n]
           : to.kind === "SMALLINT"
-            ? [-32768, 32767]
+            ? [-32768n, 32767n]
             : to.kind === "INT"
-              ? [-2147483648, 2147483647]
-              : [-(2 ** 63), 2 ** 63 - 1];
-      return (v) => {
-        if (!INTEGER_TEXT.test(v as string)) bad(v);
-        const n = Number((v as string).trim());
-        return n < min || n > max ? bad(v) : n;
-      };
+              ? [-2147483648n, 2147483647n]
+              : [-(2n ** 63n), 2n ** 63n - 1n];
+      return (v) => parseJavaInteger(v as string, min, max) ?? bad(v);
     }
     case "FLOAT":
     case "DOUBLE":
       return (v) => {
-        const s = (v as string).trim();
-        const n = /^[+-]?(NaN|Infinity)$/.test(s) ? Number(s) : s === "" ? Number.NaN : Number(s);
-        if (Number.isNaN(n) && !/NaN$/.test(s)) bad(v);
+        const n = parseJavaDouble(v as string) ?? bad(v);
         return to.kind === "FLOAT" ? Math.fround(n) : n;
       };
     case "DECIMAL":
-      return (v) => {
-        const d = parseDecimal(v as string, to.precision, to.scale);
-        if (d === null && parseDecimal(v as string, 80, to.scale) === null) bad(v);
-        return d; // null: overflow
-      };
+      // text that does not fit the precision fails too (as Flink; a numeric overflow is NULL)
+      return (v) => parseDecimal(v as string, to.precision, to.scale) ?? bad(v);
     case "DATE":
       return (v) => {
         const d = parseDate(v as string);
@@ -93,9 +142,9 @@ function fromString(to: DataType, from: DataType, zone: Zone): CastFn {
     case "TIME":
       return (v) => parseTime(v as string) ?? bad(v);
     case "TIMESTAMP":
-      return (v) => truncateMillis(parseTimestamp(v as string) ?? bad(v), to.precision);
+      return (v) => truncateMillis(castTimestamp(v as string) ?? bad(v), to.precision);
     case "TIMESTAMP_LTZ":
-      return (v) => truncateMillis(localToInstant(parseTimestamp(v as string) ?? bad(v), zone), to.precision);
+      return (v) => truncateMillis(localToInstant(castTimestamp(v as string) ?? bad(v), zone), to.precision);
     case "BINARY":
     case "VARBINARY":
       return (v) => fitBinary(new TextEncoder().encode(v as string), to);
@@ -105,6 +154,11 @@ function fromString(to: DataType, from: DataType, zone: Zone): CastFn {
     default:
       return bad;
   }
+}
+
+/** CAST's timestamp text, as Flink's: `yyyy-MM-dd[ HH:mm:ss[.f]]` (no `T`, seconds required). */
+function castTimestamp(text: string): number | null {
+  return flinkTimestampShape(text) ? parseTimestamp(text) : null;
 }
 
 function truncateMillis(ts: number, precision: number): number {
@@ -148,7 +202,8 @@ function fromNumeric(from: DataType, to: DataType): CastFn {
     case "BIGINT": {
       const wrap = wrapInteger(to.kind);
       if (from.kind === "DECIMAL") return (v) => wrap(decimalTruncToNumber(v as bigint, from.scale));
-      return (v) => wrap(Math.trunc(v as number));
+      if (from.kind === "FLOAT" || from.kind === "DOUBLE") return doubleToInteger(to.kind) as CastFn;
+      return (v) => wrap(v as number);
     }
     case "FLOAT":
       return (v) => Math.fround(asNumber(v));

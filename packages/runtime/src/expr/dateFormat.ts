@@ -148,12 +148,17 @@ function fieldFormatter(letter: string, count: number): Formatter {
 
 const formatters = new Map<string, Formatter>();
 
-/** A formatter for a Java date pattern, compiled once and cached. */
-export function dateFormatter(pattern: string): Formatter {
-  let f = formatters.get(pattern);
+/**
+ * A formatter for a Java date pattern, compiled once and cached. `javaTime`: java.time's
+ * DateTimeFormatter letters (Flink's DATE_FORMAT), where `u` is the year; otherwise
+ * SimpleDateFormat's (FROM_UNIXTIME), where `u` is the ISO day of the week.
+ */
+export function dateFormatter(pattern: string, javaTime = false): Formatter {
+  const key = javaTime ? `J${pattern}` : `S${pattern}`;
+  let f = formatters.get(key);
   if (f) return f;
   const parts: (string | Formatter)[] = tokenize(pattern).map((t) =>
-    "literal" in t ? t.literal : fieldFormatter(t.letter, t.count),
+    "literal" in t ? t.literal : fieldFormatter(javaTime && t.letter === "u" ? "y" : t.letter, t.count),
   );
   f = (ts) => {
     let out = "";
@@ -161,7 +166,7 @@ export function dateFormatter(pattern: string): Formatter {
     return out;
   };
   if (formatters.size > 1000) formatters.clear();
-  formatters.set(pattern, f);
+  formatters.set(key, f);
   return f;
 }
 
@@ -180,8 +185,9 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  * match or a field is out of range. A numeric field followed by another numeric field takes
  * exactly its letter count of digits; otherwise it takes one or more digits (SimpleDateFormat).
  */
-export function dateParser(pattern: string): Parser {
-  let p = parsers.get(pattern);
+export function dateParser(pattern: string, lenient = false, smart = false): Parser {
+  const key = lenient ? `L${pattern}` : smart ? `M${pattern}` : `S${pattern}`;
+  let p = parsers.get(key);
   if (p) return p;
   const tokens = tokenize(pattern);
   const fields: { letter: string; count: number }[] = [];
@@ -206,7 +212,8 @@ export function dateParser(pattern: string): Parser {
     else if (t.letter === "y" && t.count !== 2) re += adjacentNumeric ? `(-?\\d{${t.count}})` : "(-?\\d+)";
     else re += adjacentNumeric ? `(\\d{${t.count}})` : `(\\d{1,${Math.max(t.count, 9)}})`;
   });
-  const regex = new RegExp(`${re}\\s*$`);
+  // Lenient (SimpleDateFormat.parse): a prefix of the text may match, fields roll over.
+  const regex = new RegExp(lenient ? re : `${re}\\s*$`);
   const parser = ((text: string) => {
     const m = regex.exec(text);
     if (m === null) return null;
@@ -279,6 +286,17 @@ export function dateParser(pattern: string): Parser {
       }
     }
     if (pm === 1) hour += 12;
+    if (lenient) {
+      // out-of-range fields carry into the next larger one (month 13 is January of the next year)
+      year += Math.floor((month - 1) / 12);
+      month = ((((month - 1) % 12) + 12) % 12) + 1;
+      const base = doy > 0 ? daysFromCivil(year, 1, 1) + doy - 1 : daysFromCivil(year, month, 1) + day - 1;
+      parser.lastOffsetMs = offset;
+      return base * MS_PER_DAY + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms;
+    }
+    // java.time's SMART resolver (TO_TIMESTAMP): a day 29–31 past the month's end is its last day
+    if (smart && day > daysInMonth(year, month) && day <= 31 && month >= 1 && month <= 12)
+      day = daysInMonth(year, month);
     if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
     if (hour > 23 || minute > 59 || second > 59) return null;
     const days = doy > 0 ? daysFromCivil(year, 1, 1) + doy - 1 : daysFromCivil(year, month, day);
@@ -288,6 +306,6 @@ export function dateParser(pattern: string): Parser {
   parser.lastOffsetMs = undefined;
   p = parser;
   if (parsers.size > 1000) parsers.clear();
-  parsers.set(pattern, p);
+  parsers.set(key, p);
   return p;
 }

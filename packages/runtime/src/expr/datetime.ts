@@ -129,17 +129,30 @@ const TIMESTAMP_TEXT =
  * Parses `yyyy-MM-dd[( |T)HH:mm[:ss[.fraction]]]` into TIMESTAMP millis (fraction beyond
  * milliseconds truncated); null when the text is not such a timestamp or a field is out of range.
  */
-export function parseTimestamp(text: string): number | null {
+/**
+ * Whether text has the shape Flink's timestamp parser takes (DateTimeUtils.parseTimestampData):
+ * a date, optionally followed by a space and a time with seconds; no `T` separator.
+ */
+export function flinkTimestampShape(text: string): boolean {
+  return !text.includes("T") && (!text.includes(":") || /\d:\d{1,2}:\d/.test(text));
+}
+
+export function parseTimestamp(text: string, smart = false): number | null {
   const m = TIMESTAMP_TEXT.exec(text);
   if (m === null) return null;
   const year = Number(m[1]);
   const month = Number(m[2]);
-  const day = Number(m[3]);
+  let day = Number(m[3]);
   const hour = m[4] === undefined ? 0 : Number(m[4]);
   const minute = m[5] === undefined ? 0 : Number(m[5]);
   const second = m[6] === undefined ? 0 : Number(m[6]);
   const ms = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, "0"));
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  if (month < 1 || month > 12 || day < 1 || day > 31) return null;
+  // java.time's SMART resolver (Flink's TO_TIMESTAMP): day 29–31 past the month's end is its last day
+  if (day > daysInMonth(year, month)) {
+    if (!smart) return null;
+    day = daysInMonth(year, month);
+  }
   if (hour > 23 || minute > 59 || second > 59) return null;
   return (
     daysFromCivil(year, month, day) * MS_PER_DAY + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms

@@ -1,10 +1,9 @@
 import type { DataType } from "@weir/planner";
 import type { FnImpl } from "./callSite.js";
-import { decimalFromNumber, parseDecimal } from "./decimal.js";
 
 /**
- * JSON_VALUE / JSON_QUERY / JSON_EXISTS in lax mode with a JSONPath subset: `$`, `.key`,
- * `."key"`, `['key']`, `["key"]`, `[n]`, `[*]`, `.*`. Invalid JSON, an invalid path or a missing
+ * JSON_VALUE / JSON_QUERY / JSON_EXISTS in lax mode with a JSONPath subset (jayway's, as Flink):
+ * `$`, `.key`, `['key']`, `["key"]`, `[n]`, `[*]`, `.*`. Invalid JSON, an invalid path or a missing
  * item give NULL (Flink's default NULL ON EMPTY / NULL ON ERROR); a leading `lax`/`strict` is
  * accepted and both behave as lax.
  */
@@ -23,7 +22,6 @@ function parsePath(text: string): Path {
     let m: RegExpExecArray | null;
     if ((m = /^\.\*/.exec(s)) || (m = /^\[\*\]/.exec(s))) steps.push({ wildcard: true });
     else if ((m = /^\.([A-Za-z_$][\w$]*)/.exec(s))) steps.push({ key: m[1] });
-    else if ((m = /^\."((?:[^"\\]|\\.)*)"/.exec(s))) steps.push({ key: JSON.parse(`"${m[1]}"`) });
     else if ((m = /^\[\s*'((?:[^'\\]|\\.)*)'\s*\]/.exec(s))) steps.push({ key: m[1].replace(/\\'/g, "'") });
     else if ((m = /^\[\s*"((?:[^"\\]|\\.)*)"\s*\]/.exec(s))) steps.push({ key: JSON.parse(`"${m[1]}"`) });
     else if ((m = /^\[\s*(\d+)\s*\]/.exec(s))) steps.push({ index: Number(m[1]) });
@@ -64,7 +62,15 @@ function select(root: unknown, steps: readonly Step[]): unknown[] {
   return current;
 }
 
-function evaluate(json: string, pathText: string): { items: unknown[]; multi: boolean } | null {
+/**
+ * `items`: what the path selects; `multi`: it has a wildcard; `prefixFound`: the steps before the
+ * first wildcard select something (jayway: a missing member there is "not found", NULL, while a
+ * wildcard's missing leaves just select nothing, `[]`).
+ */
+function evaluate(
+  json: string,
+  pathText: string,
+): { items: unknown[]; multi: boolean; prefixFound: boolean } | null {
   const path = cachedPath(pathText);
   if (path === null) return null;
   let root: unknown;
@@ -73,40 +79,26 @@ function evaluate(json: string, pathText: string): { items: unknown[]; multi: bo
   } catch {
     return null;
   }
-  return { items: select(root, path.steps), multi: path.multi };
+  const first = path.steps.findIndex((st) => "wildcard" in st);
+  const prefixFound = first <= 0 || select(root, path.steps.slice(0, first)).length > 0;
+  return { items: select(root, path.steps), multi: path.multi, prefixFound };
 }
 
-/** Converts a scalar JSON item to the JSON_VALUE result type (RETURNING); null when it does not fit. */
+/**
+ * Converts a scalar JSON item to the JSON_VALUE result type (RETURNING BOOLEAN, INT or DOUBLE, as
+ * Flink supports): a JSON boolean, a JSON integer within INT's range, a JSON number. Another item
+ * is an error, which the default NULL ON ERROR makes NULL (Flink's generated code fails the job on
+ * such a mismatch with a ClassCastException instead).
+ */
 function returning(type: DataType): (v: unknown) => unknown {
   switch (type.kind) {
     case "BOOLEAN":
-      return (v) => (typeof v === "boolean" ? v : v === "true" ? true : v === "false" ? false : null);
-    case "TINYINT":
-    case "SMALLINT":
+      return (v) => (typeof v === "boolean" ? v : null);
     case "INT":
-    case "BIGINT":
-      return (v) => {
-        const n =
-          typeof v === "number"
-            ? v
-            : typeof v === "string" && /^\s*-?\d+\s*$/.test(v)
-              ? Number(v)
-              : Number.NaN;
-        return Number.isInteger(n) ? n : null;
-      };
-    case "FLOAT":
-    case "DOUBLE":
-      return (v) => {
-        const n = typeof v === "number" ? v : typeof v === "string" ? Number(v) : Number.NaN;
-        return Number.isNaN(n) ? null : n;
-      };
-    case "DECIMAL":
       return (v) =>
-        typeof v === "number"
-          ? decimalFromNumber(v, type.precision, type.scale)
-          : typeof v === "string"
-            ? parseDecimal(v, type.precision, type.scale)
-            : null;
+        typeof v === "number" && Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : null;
+    case "DOUBLE":
+      return (v) => (typeof v === "number" ? v : null);
     default:
       return (v) => (typeof v === "string" ? v : JSON.stringify(v));
   }
@@ -118,7 +110,8 @@ export const JSON_IMPLS: Record<string, FnImpl> = {
       const convert = returning(c.type);
       const f = (json: string, path: string) => {
         const r = evaluate(json, path);
-        if (r === null || r.items.length !== 1) return null;
+        // a wildcard path selects a list (jayway), never a scalar: NULL, as Flink
+        if (r === null || r.multi || r.items.length !== 1) return null;
         const v = r.items[0];
         if (v === null || typeof v === "object") return null;
         return convert(v);
@@ -130,8 +123,10 @@ export const JSON_IMPLS: Record<string, FnImpl> = {
     gen: (c) => {
       const f = (json: string, path: string) => {
         const r = evaluate(json, path);
-        if (r === null || r.items.length === 0) return null;
+        if (r === null || !r.prefixFound) return null;
+        // a wildcard path gives the array of its matches, '[]' when nothing matches (as Flink)
         if (r.multi) return JSON.stringify(r.items);
+        if (r.items.length === 0) return null;
         const v = r.items[0];
         return v !== null && typeof v === "object" ? JSON.stringify(v) : null;
       };
@@ -142,7 +137,8 @@ export const JSON_IMPLS: Record<string, FnImpl> = {
     gen: (c) => {
       const f = (json: string, path: string) => {
         const r = evaluate(json, path);
-        return r === null ? false : r.items.length > 0;
+        // jayway reads a JSON null as absent: JSON_EXISTS('{"a": null}', '$.a') is FALSE in Flink
+        return r === null ? false : r.items.some((v) => v !== null);
       };
       return `${c.env(f)}(${c.args[0]}, ${c.args[1]})`;
     },

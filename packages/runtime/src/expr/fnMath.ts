@@ -67,12 +67,28 @@ function sign(t: DataType): (x: unknown) => unknown {
   return (x) => Math.sign(x as number);
 }
 
+/** ABS keeps the argument's type; like Java's Math.abs, the narrow integers' minimum wraps to itself. */
+function absOf(kind: string): (x: never) => unknown {
+  switch (kind) {
+    case "DECIMAL":
+      return (x: bigint) => (x < 0n ? -x : x);
+    case "TINYINT":
+      return (x: number) => (Math.abs(x) << 24) >> 24;
+    case "SMALLINT":
+      return (x: number) => (Math.abs(x) << 16) >> 16;
+    case "INT":
+      return (x: number) => Math.abs(x) | 0;
+    default:
+      return Math.abs;
+  }
+}
+
 function log(a: number, b?: number): number {
   return b === undefined ? Math.log(a) : Math.log(b) / Math.log(a);
 }
 
 export const MATH_IMPLS: Record<string, FnImpl> = {
-  ABS: fnFor((c) => (c.argTypes[0].kind === "DECIMAL" ? (x: bigint) => (x < 0n ? -x : x) : Math.abs)),
+  ABS: fnFor((c) => absOf(c.argTypes[0].kind)),
   SIGN: fnFor((c) => sign(c.argTypes[0])),
   POWER: dbl(Math.pow),
   SQRT: dbl(Math.sqrt),

@@ -12,7 +12,6 @@ import {
   decimalToNumber,
 } from "./decimal.js";
 import { ExpressionError } from "./errors.js";
-import { instantToLocal, localToInstant } from "./timezone.js";
 import { compareValues, valuesEqual } from "./values.js";
 
 const isInterval = (t: DataType) => t.kind === "INTERVAL_DAY_TIME" || t.kind === "INTERVAL_YEAR_MONTH";
@@ -68,12 +67,9 @@ function datetimeArithmetic(op: Op, c: CallSite): string {
         return `${c.env(addMonthsToDays)}(${a}, ${sign}${b})`;
       case "TIMESTAMP":
         return `${c.env(addMonthsToTimestamp)}(${a}, ${sign}${b})`;
-      case "TIMESTAMP_LTZ": {
-        const zone = c.zone;
-        const f = (x: number, m: number) =>
-          localToInstant(addMonthsToTimestamp(instantToLocal(x, zone), m), zone);
-        return `${c.env(f)}(${a}, ${sign}${b})`;
-      }
+      // months are added to the epoch millis (in UTC), as Flink does
+      case "TIMESTAMP_LTZ":
+        return `${c.env(addMonthsToTimestamp)}(${a}, ${sign}${b})`;
       case "TIME":
         return a;
       default:

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { CallSite, FnImpl } from "./callSite.js";
 import { fnOf, keywordArg } from "./callSite.js";
 import { ExpressionError } from "./errors.js";
-import { cachedPattern, javaRegex, translateReplacement } from "./regex.js";
+import { cachedPattern, javaRegex } from "./regex.js";
 
 /**
  * String functions. Lengths and positions count Unicode code points, as Flink's UTF-8 strings do;
@@ -13,15 +13,17 @@ const SURROGATE = /[\uD800-\uDFFF]/;
 const chars = (s: string): string[] => Array.from(s);
 const charLength = (s: string) => (SURROGATE.test(s) ? chars(s).length : s.length);
 
-/** Flink's `substringSQL`: 1-based; 0 acts as 1; a negative start counts from the end. */
+/**
+ * Flink's `substringSQL`: 1-based; 0 acts as 1; a negative start counts from the end, and one
+ * before the first character gives ''.
+ */
 function substring(s: string, pos: number, len?: number): string | null {
   if (len !== undefined && len < 0) return null;
   const cs = SURROGATE.test(s) ? chars(s) : null;
   const n = cs ? cs.length : s.length;
-  let start = pos > 0 ? pos - 1 : pos < 0 ? n + pos : 0;
-  const end = len === undefined ? n : Math.min(n, start + len);
-  start = Math.max(start, 0);
-  if (start >= end) return "";
+  const start = pos > 0 ? pos - 1 : pos < 0 ? n + pos : 0;
+  if (start < 0 || start >= n) return "";
+  const end = len === undefined || n - start < len ? n : start + len;
   return cs ? cs.slice(start, end).join("") : s.slice(start, end);
 }
 
@@ -43,18 +45,42 @@ const trim: FnImpl = {
   },
 };
 
+/**
+ * Flink's POSITION/LOCATE (`BinaryStringData.indexOf` + 1, counting code points): an empty
+ * needle is found at 1; a start below 1 searches from the beginning.
+ */
 function position(needle: string, haystack: string, from = 1): number {
-  if (from < 1) return 0;
-  const idx = haystack.indexOf(needle, from - 1);
-  return idx < 0 ? 0 : idx + 1;
+  if (needle === "") return 1;
+  const start = Math.max(from - 1, 0);
+  if (!SURROGATE.test(haystack)) {
+    const idx = haystack.indexOf(needle, start);
+    return idx < 0 ? 0 : idx + 1;
+  }
+  const cs = chars(haystack);
+  const unitStart = start >= cs.length ? haystack.length : cs.slice(0, start).join("").length;
+  const idx = haystack.indexOf(needle, unitStart);
+  return idx < 0 ? 0 : charLength(haystack.slice(0, idx)) + 1;
 }
 
-function overlay(s: string, r: string, start: number, len?: number): string {
-  const l = len ?? r.length;
-  return substring(s, 1, start - 1)! + r + (substring(s, start + l) ?? "");
+/** Java's String.replace: an empty target inserts the replacement around every UTF-16 unit. */
+function replace(s: string, from: string, to: string): string {
+  if (from !== "") return s.split(from).join(to);
+  return s === "" ? to : to + s.split("").join(to) + to;
 }
 
-function regexpExtract(s: string, pattern: string, group = 1): string | null {
+/**
+ * Flink's `SqlFunctionUtils.overlay`, over UTF-16 units as Java's String: a start below 1 or
+ * past the end leaves s unchanged; otherwise s before start, then r, then s from start + len
+ * (len defaults to r's length) when that is within s and len > 0.
+ */
+function overlay(s: string, r: string, start: number, len: number = r.length): string {
+  if (start <= 0 || start > s.length) return s;
+  const rest = start + len <= s.length && len > 0 ? s.slice(start - 1 + len) : "";
+  return s.slice(0, start - 1) + r + rest;
+}
+
+/** Flink's regexpExtract: the first match's group `group`, 0 (the whole match) by default. */
+function regexpExtract(s: string, pattern: string, group = 0): string | null {
   const re = javaRegex(pattern);
   if (re === null || group < 0) return null;
   const m = re.exec(s);
@@ -62,44 +88,70 @@ function regexpExtract(s: string, pattern: string, group = 1): string | null {
   return m[group] ?? null;
 }
 
+/** Flink's regexpReplace: the replacement is literal text (Matcher.quoteReplacement); invalid pattern → NULL. */
 function regexpReplace(s: string, pattern: string, replacement: string): string | null {
   const re = javaRegex(pattern, true);
   if (re === null) return null;
-  return s.replace(re, translateReplacement(replacement));
+  return s.replace(re, () => replacement);
 }
 
-function regexp(s: string, pattern: string): boolean | null {
+/** Flink's regExp: an empty or invalid pattern is FALSE; else whether it matches anywhere. */
+function regexp(s: string, pattern: string): boolean {
+  if (pattern === "") return false;
   const re = javaRegex(pattern);
-  return re === null ? null : re.test(s);
+  return re === null ? false : re.test(s);
 }
 
+/** Java's Character.isWhitespace. */
+const JAVA_WHITESPACE =
+  /[\t\n\u000B\f\r\u001C-\u001F \u1680\u2000-\u2006\u2008-\u200A\u2028\u2029\u205F\u3000]/;
+
+/**
+ * Flink's SPLIT_INDEX: commons-lang `splitByWholeSeparatorPreserveAllTokens` (empty tokens kept,
+ * an empty separator splits at each whitespace character, an empty string has no tokens).
+ */
 function splitIndex(s: string, sep: string, index: number): string | null {
-  if (index < 0) return null;
-  const parts = sep === "" ? s.split(/\s+/).filter((p) => p !== "") : s.split(sep);
+  if (index < 0 || s === "") return null;
+  const parts = s.split(sep === "" ? JAVA_WHITESPACE : sep);
   return index < parts.length ? parts[index] : null;
 }
 
+/**
+ * Flink's LPAD/RPAD over UTF-16 units (as Java's String): NULL when len < 0 or pad is empty;
+ * a longer s is cut to its first len units.
+ */
 function pad(left: boolean) {
   return (s: string, len: number, fill: string): string | null => {
     if (len < 0 || fill === "") return null;
-    const cs = chars(s);
-    if (len <= cs.length) return cs.slice(0, len).join("");
-    const f = chars(fill);
-    const need = len - cs.length;
-    let p = "";
-    for (let i = 0; i < need; i++) p += f[i % f.length];
+    if (len <= s.length) return s.slice(0, len);
+    const need = len - s.length;
+    const p = fill.repeat(Math.ceil(need / fill.length)).slice(0, need);
     return left ? p + s : s + p;
   };
 }
 
-/** First letter of each alphanumeric word upper case, the rest lower case (Flink's INITCAP). */
+/**
+ * Flink's INITCAP (Calcite's `initcap`): words are runs of ASCII letters and digits; the first
+ * ASCII letter of a word is upper-cased and later ASCII letters lower-cased. Every other
+ * character (non-ASCII letters included) is kept as it is and ends the word.
+ */
 function initcap(s: string): string {
   let out = "";
   let start = true;
-  for (const ch of s) {
-    const alnum = /[\p{L}\p{N}]/u.test(ch);
-    out += alnum ? (start ? ch.toUpperCase() : ch.toLowerCase()) : ch;
-    start = !alnum;
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    const digit = c > 47 && c < 58;
+    const upper = c > 64 && c < 91;
+    const lower = c > 96 && c < 123;
+    if (start) {
+      if (digit || upper) start = false;
+      else if (lower) {
+        start = false;
+        c -= 32;
+      }
+    } else if (upper) c += 32;
+    else if (!digit && !lower) start = true;
+    out += String.fromCharCode(c);
   }
   return out;
 }
@@ -109,6 +161,20 @@ const bytesOf = (v: string | Uint8Array) => (typeof v === "string" ? utf8.encode
 
 function digest(algorithm: string) {
   return (v: string | Uint8Array) => createHash(algorithm).update(bytesOf(v)).digest("hex");
+}
+
+/** Java's Base64 decoder: strict RFC 4648 alphabet and padding; bad input fails as in Flink. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/;
+function fromBase64(s: string): string {
+  if (!BASE64.test(s)) throw new ExpressionError(`FROM_BASE64: '${s}' is not valid Base64`);
+  return Buffer.from(s, "base64").toString("utf8");
+}
+
+/** Flink's ASCII: the first UTF-8 byte as a signed Java byte (0 for ''). */
+function ascii(s: string): number {
+  if (s.length === 0) return 0;
+  const c = s.charCodeAt(0);
+  return c < 0x80 ? c : (utf8.encode(s.slice(0, 2))[0] << 24) >> 24;
 }
 
 function chr(n: number): string {
@@ -160,7 +226,7 @@ export const STRING_IMPLS: Record<string, FnImpl> = {
   POSITION: fnOf((needle: string, haystack: string) => position(needle, haystack)),
   LOCATE: fnOf(position),
   INSTR: fnOf((s: string, sub: string) => position(sub, s)),
-  REPLACE: fnOf((s: string, from: string, to: string) => (from === "" ? s : s.split(from).join(to))),
+  REPLACE: fnOf(replace),
   OVERLAY: fnOf(overlay),
   REGEXP: fnOf(regexp),
   REGEXP_EXTRACT: fnOf(regexpExtract),
@@ -173,8 +239,8 @@ export const STRING_IMPLS: Record<string, FnImpl> = {
   SHA1: fnOf(digest("sha1")),
   SHA256: fnOf(digest("sha256")),
   TO_BASE64: fnOf((v: string | Uint8Array) => Buffer.from(bytesOf(v)).toString("base64")),
-  FROM_BASE64: fnOf((s: string) => Buffer.from(s, "base64").toString("utf8")),
-  ASCII: fnOf((s: string) => (s.length === 0 ? 0 : s.charCodeAt(0))),
+  FROM_BASE64: fnOf(fromBase64),
+  ASCII: fnOf(ascii),
   CHR: fnOf(chr),
   LEFT: fnOf((s: string, n: number) => (n <= 0 ? "" : chars(s).slice(0, n).join(""))),
   RIGHT: fnOf((s: string, n: number) => (n <= 0 ? "" : chars(s).slice(-n).join(""))),

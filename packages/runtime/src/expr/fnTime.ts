@@ -8,6 +8,7 @@ import {
   dayOfWeek,
   dayOfYear,
   daysFromCivil,
+  flinkTimestampShape,
   floorDiv,
   isoDayOfWeek,
   isoWeek,
@@ -87,10 +88,11 @@ function field(unit: string): Wall {
       return (w) => Math.floor(msOfDay(w) / 60_000) % 60;
     case "SECOND":
       return (w) => Math.floor(msOfDay(w) / 1000) % 60;
+    // Flink's convertExtract: the millisecond (microsecond) within the second, not with the seconds
     case "MILLISECOND":
-      return (w) => msOfDay(w) % 60_000;
+      return (w) => msOfDay(w) % 1000;
     case "MICROSECOND":
-      return (w) => (msOfDay(w) % 60_000) * 1000;
+      return (w) => (msOfDay(w) % 1000) * 1000;
     case "DECADE":
       return (w) => Math.floor(civilFromDays(days(w)).year / 10);
     case "CENTURY":
@@ -110,8 +112,32 @@ function field(unit: string): Wall {
   }
 }
 
+/**
+ * EXTRACT of an interval, as Calcite's convertExtract that Flink uses: months (YEAR, MONTH) or
+ * millis (DAY … MILLISECOND), the unit's share modulo the next larger unit, Java's remainder sign.
+ */
+function intervalField(unit: string, yearMonth: boolean): (v: number) => number {
+  const part = (size: number, within: number | null) => (v: number) =>
+    within === null ? Math.trunc(v / size) : Math.trunc((v % within) / size);
+  if (yearMonth) {
+    if (unit === "YEAR") return part(12, null);
+    if (unit === "MONTH") return part(1, 12);
+    if (unit === "QUARTER") return (v) => Math.trunc((v % 12) / 3) + 1;
+  } else {
+    if (unit === "DAY") return part(MS_PER_DAY, null);
+    if (unit === "HOUR") return part(3_600_000, MS_PER_DAY);
+    if (unit === "MINUTE") return part(60_000, 3_600_000);
+    if (unit === "SECOND") return part(1000, 60_000);
+    if (unit === "MILLISECOND") return part(1, 1000);
+  }
+  throw new ExpressionError(`EXTRACT: unit ${unit} does not apply to an interval`);
+}
+
 function extractAt(c: CallSite, unit: string, argIndex: number): string {
   const t = c.argTypes[argIndex];
+  if (t.kind === "INTERVAL_YEAR_MONTH" || t.kind === "INTERVAL_DAY_TIME") {
+    return `${c.env(intervalField(unit, t.kind === "INTERVAL_YEAR_MONTH"))}(${c.args[argIndex]})`;
+  }
   const wall = t.kind === "TIME" ? (v: number) => v : toWall(t, c.zone);
   const f = field(unit);
   if (unit === "EPOCH" && t.kind === "TIMESTAMP_LTZ") return `Math.floor(${c.args[argIndex]} / 1000)`;
@@ -137,6 +163,10 @@ function floorWall(unit: string): Wall {
       return fixed(MS_PER_DAY);
     case "WEEK":
       return (w) => (days(w) - (dayOfWeek(days(w)) - 1)) * MS_PER_DAY;
+    case "DECADE":
+    case "CENTURY":
+    case "MILLENNIUM":
+      return (w) => daysFromCivil(eraYear(unit, civilFromDays(days(w)).year, true), 1, 1) * MS_PER_DAY;
     case "MONTH":
     case "QUARTER":
     case "YEAR":
@@ -148,6 +178,17 @@ function floorWall(unit: string): Wall {
     default:
       throw new ExpressionError(`Unsupported FLOOR/CEIL unit ${unit}`);
   }
+}
+
+/**
+ * The first year of the decade, century or millennium of `year` (floor), or of the next one
+ * (ceil), as Flink's julianDateFloor (centuries start at year 1: 2001 for 2024).
+ */
+function eraYear(unit: string, year: number, floor: boolean): number {
+  const t = Math.trunc;
+  if (unit === "DECADE") return floor ? 10 * t(year / 10) : 10 * (1 + t(year / 10));
+  const size = unit === "CENTURY" ? 100 : 1000;
+  return size * t((year + size - 1) / size) + (floor ? 1 - size : 1);
 }
 
 function addUnit(unit: string, w: number, n: number): number {
@@ -184,13 +225,19 @@ function floorCeilTemporal(ceil: boolean): FnImpl {
       const wall = t.kind === "TIME" ? (v: number) => v : toWall(t, c.zone);
       const back = fromWall(t, c.zone);
       const floor = floorWall(unit);
-      const f = ceil
+      const era = unit === "DECADE" || unit === "CENTURY" || unit === "MILLENNIUM";
+      const f = era
         ? (v: number) => {
-            const w = wall(v);
-            const fl = floor(w);
-            return back(fl === w ? w : addUnit(unit === "MILLISECOND" ? "MILLISECOND" : unit, fl, 1));
+            const y = civilFromDays(days(wall(v))).year;
+            return back(daysFromCivil(eraYear(unit, y, !ceil), 1, 1) * MS_PER_DAY);
           }
-        : (v: number) => back(floor(wall(v)));
+        : ceil
+          ? (v: number) => {
+              const w = wall(v);
+              const fl = floor(w);
+              return back(fl === w ? w : addUnit(unit === "MILLISECOND" ? "MILLISECOND" : unit, fl, 1));
+            }
+          : (v: number) => back(floor(wall(v)));
       return `${c.env(f)}(${c.args[0]})`;
     },
   };
@@ -201,8 +248,8 @@ const timestampAdd: FnImpl = {
     const unit = keywordArg(c, 0);
     const t = c.argTypes[2];
     addUnit(unit, 0, 0); // validates the unit at compile time
-    const monthBased = unit === "MONTH" || unit === "QUARTER" || unit === "YEAR";
-    if (t.kind === "TIMESTAMP_LTZ" && !monthBased) {
+    // TIMESTAMP_LTZ: on the epoch millis, months too (Flink adds months in UTC, not local time)
+    if (t.kind === "TIMESTAMP_LTZ") {
       return `${c.env((n: number, v: number) => addUnit(unit, v, n))}(${c.args[1]}, ${c.args[2]})`;
     }
     const wall = toWall(t, c.zone);
@@ -211,15 +258,49 @@ const timestampAdd: FnImpl = {
   },
 };
 
+/** Flink's DateTimeUtils.addMonths on days: the day clamps to the end of the target month. */
+function addMonthsToDay(date: number, m: number): number {
+  const c = civilFromDays(date);
+  const total = c.year * 12 + (c.month - 1) + m;
+  const y = Math.floor(total / 12);
+  const mo = total - y * 12 + 1;
+  const last = daysInMonthOf(y, mo);
+  return daysFromCivil(y, mo, Math.min(c.day, last));
+}
+
+function daysInMonthOf(y: number, m: number): number {
+  return m === 2
+    ? y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
+      ? 29
+      : 28
+    : [4, 6, 9, 11].includes(m)
+      ? 30
+      : 31;
+}
+
+/** Flink's DateTimeUtils.subtractMonths(int, int): whole months from date1 to date0. */
+function subtractMonthDays(date0: number, date1: number): number {
+  if (date0 < date1) return -subtractMonthDays(date1, date0);
+  let m = Math.trunc((date0 - date1) / 31);
+  for (;;) {
+    if (addMonthsToDay(date1, m) >= date0) return m;
+    if (addMonthsToDay(date1, m + 1) > date0) return m;
+    ++m;
+  }
+}
+
+/**
+ * Flink's DateTimeUtils.subtractMonths(long t0, long t1) on wall-clock millis (TIMESTAMPDIFF
+ * passes (b, a)): the months between the days, one less when t1's day plus the months lands on
+ * t0's day but t1's time of day is later. Kept exactly, asymmetry included: TIMESTAMPDIFF(MONTH,
+ * '2026-12-31 23:00', '2026-06-30 00:00') is -7 in Flink.
+ */
 function monthsBetween(a: number, b: number): number {
-  const ca = civilFromDays(days(a));
-  const cb = civilFromDays(days(b));
-  let m = cb.year * 12 + cb.month - (ca.year * 12 + ca.month);
-  const restA = ca.day * MS_PER_DAY + msOfDay(a);
-  const restB = cb.day * MS_PER_DAY + msOfDay(b);
-  if (m > 0 && restB < restA) m--;
-  else if (m < 0 && restB > restA) m++;
-  return m;
+  const d0 = days(b);
+  const d1 = days(a);
+  let x = subtractMonthDays(d0, d1);
+  if (addMonthsToDay(d1, x) === d0 && msOfDay(b) < msOfDay(a)) x--;
+  return x;
 }
 
 const UNIT_MS: Record<string, number> = {
@@ -252,33 +333,54 @@ const timestampDiff: FnImpl = {
 
 const DEFAULT_FORMAT = "yyyy-MM-dd HH:mm:ss";
 
+/** Java's conversion of a double to long: truncation, NaN is 0. */
+const javaLong = (x: number): number => (Number.isNaN(x) ? 0 : Math.trunc(x));
+
+/** Epoch millis within what a timestamp can hold (±8.64e15, about ±275,000 years), else NULL. */
+const instantOrNull = (ms: number): number | null =>
+  Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? ms : null;
+
+/**
+ * DATE_FORMAT's text input, as Flink reads it: `yyyy-MM-dd HH:mm:ss` (a fraction after it is
+ * ignored, a bare date does not parse).
+ */
+function dateFormatInput(s: string): number | null {
+  if (!/^\s*-?\d+-\d{1,2}-\d{1,2}[ ]+\d{1,2}:\d{1,2}:\d{1,2}/.test(s)) return null;
+  const w = parseTimestamp(s);
+  return w === null ? null : w - (((w % 1000) + 1000) % 1000);
+}
+
 const dateFormat: FnImpl = {
   gen: (c) => {
     const t = c.argTypes[0];
     const wall: (v: unknown) => number | null =
       t.kind === "CHAR" || t.kind === "VARCHAR"
-        ? (v) => parseTimestamp(v as string)
+        ? (v) => dateFormatInput(v as string)
         : (toWall(t, c.zone) as (v: unknown) => number);
     const f = (v: unknown, fmt: string) => {
       const w = wall(v);
-      return w === null ? null : dateFormatter(fmt)(w);
+      return w === null ? null : dateFormatter(fmt, true)(w);
     };
     return `${c.env(f)}(${c.args[0]}, ${c.args[1]})`;
   },
 };
 
+/** TO_TIMESTAMP's parse: java.time with the SMART resolver (Feb 30 is Feb 29 … 28), as Flink. */
 function parseWall(s: string, fmt?: string): number | null {
-  return fmt === undefined ? parseTimestamp(s) : dateParser(fmt)(s);
+  if (fmt !== undefined) return dateParser(fmt, false, true)(s);
+  return flinkTimestampShape(s) ? parseTimestamp(s, true) : null;
 }
 
 const toTimestampLtz: FnImpl = {
   gen: (c) => {
     const t = c.argTypes[0];
     if (t.kind === "CHAR" || t.kind === "VARCHAR") {
-      const session = c.zone;
+      // the text is read in the given zone, UTC by default (Flink's documented default, not the
+      // session zone)
+      const utc = getZone("UTC");
       const f = (s: string, fmt?: string, tz?: string) => {
         const w = parseWall(s, fmt);
-        return w === null ? null : localToInstant(w, tz === undefined ? session : getZone(tz));
+        return w === null ? null : localToInstant(w, tz === undefined ? utc : getZone(tz));
       };
       return `${c.env(f)}(${c.args.join(", ")})`;
     }
@@ -290,8 +392,9 @@ const toTimestampLtz: FnImpl = {
       if (precision !== 0 && precision !== 3) {
         throw new ExpressionError(`TO_TIMESTAMP_LTZ: precision must be 0 or 3, got ${precision}`);
       }
-      const x = num(v);
-      return precision === 0 ? Math.trunc(x * 1000) : Math.trunc(x);
+      // as Flink: epoch seconds (precision 0) or millis (3), the fraction dropped, NaN as 0
+      // (Java's long conversion); never a NaN or out-of-range instant
+      return instantOrNull(precision === 0 ? javaLong(num(v)) * 1000 : javaLong(num(v)));
     };
     return `${c.env(f)}(${c.args.join(", ")})`;
   },
@@ -305,12 +408,13 @@ const unixTimestamp: FnImpl = {
     if (c.args.length === 0) return `Math.floor(${c.env(c.ctx)}.now() / 1000)`;
     const zone = c.zone;
     const f = (s: string, fmt?: string) => {
-      const parser = dateParser(fmt ?? DEFAULT_FORMAT);
+      // SimpleDateFormat.parse, as Flink: lenient, and text after the pattern is ignored
+      const parser = dateParser(fmt ?? DEFAULT_FORMAT, true);
       const w = parser(s);
       if (w === null) return UNPARSEABLE;
       // Text with its own offset (pattern letters X / Z) names an instant; else it is local time.
       const offset = parser.lastOffsetMs;
-      return Math.floor((offset === undefined ? localToInstant(w, zone) : w - offset) / 1000);
+      return Math.trunc((offset === undefined ? localToInstant(w, zone, true) : w - offset) / 1000);
     };
     return `${c.env(f)}(${c.args.join(", ")})`;
   },
@@ -322,7 +426,8 @@ const fromUnixtime: FnImpl = {
     const zone = c.zone;
     const f = (v: unknown, fmt = DEFAULT_FORMAT) => {
       const secs = t.kind === "DECIMAL" ? decimalToNumber(v as bigint, t.scale) : (v as number);
-      return dateFormatter(fmt)(instantToLocal(Math.trunc(secs * 1000), zone));
+      const ms = instantOrNull(javaLong(secs) * 1000);
+      return ms === null ? null : dateFormatter(fmt)(instantToLocal(ms, zone));
     };
     return `${c.env(f)}(${c.args.join(", ")})`;
   },

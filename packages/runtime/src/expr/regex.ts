@@ -152,7 +152,7 @@ export function likeToRegex(pattern: string, escapeChar: string | null): RegExp 
   return new RegExp(`${out}$`);
 }
 
-/** SQL SIMILAR TO: LIKE's wildcards plus regex alternation, groups, quantifiers and classes. */
+/** SQL SIMILAR TO: LIKE's wildcards plus regex `.`, alternation, groups, quantifiers and classes. */
 export function similarToRegex(pattern: string, escapeChar: string | null): RegExp {
   let out = "^(?:";
   for (let i = 0; i < pattern.length; i++) {
@@ -162,7 +162,8 @@ export function similarToRegex(pattern: string, escapeChar: string | null): RegE
       i++;
     } else if (ch === "%") out += "[\\s\\S]*";
     else if (ch === "_") out += "[\\s\\S]";
-    else if (".^$\\/".includes(ch)) out += `\\${ch}`;
+    // '.' passes through as a regex wildcard, as in Flink ('abc' SIMILAR TO 'a.c' is TRUE)
+    else if ("^$\\/".includes(ch)) out += `\\${ch}`;
     else out += ch;
   }
   return new RegExp(`${out})$`);

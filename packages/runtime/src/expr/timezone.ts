@@ -100,7 +100,7 @@ export function instantToLocal(instant: number, zone: Zone): number {
  * in an overlap the earlier offset (the one before the transition) wins; a time in a gap is
  * shifted forward by the length of the gap.
  */
-export function localToInstant(local: number, zone: Zone): number {
+export function localToInstant(local: number, zone: Zone, laterInOverlap = false): number {
   const before = zone.offsetAt(local - 86_400_000);
   const after = zone.offsetAt(local + 86_400_000);
   if (before === after) {
@@ -108,6 +108,8 @@ export function localToInstant(local: number, zone: Zone): number {
     const o = zone.offsetAt(t);
     return o === before ? t : local - o;
   }
+  // java.util's calendar (SimpleDateFormat) takes the later offset (standard time) in an overlap
+  if (laterInOverlap && zone.offsetAt(local - after) === after) return local - after;
   const t1 = local - before;
   if (zone.offsetAt(t1) === before) return t1;
   const t2 = local - after;
