@@ -201,12 +201,36 @@ describe("Top-N and deduplication", () => {
     expect(d.changelogMode.kind).toBe(mode);
   });
 
-  it("deduplicates on rowtime with updates", () => {
+  it("keeps the first row on rowtime insert-only (Flink 2.1+): an append-only sink takes it", () => {
     const dag = planScript(`${DDL}
-      SELECT * FROM (
-        SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY bidtime) AS rn FROM bid
+      INSERT INTO out_append SELECT item, auction FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY bidtime ASC) AS rn FROM bid
       ) WHERE rn = 1;`);
-    expect(only(dag, "deduplicate")).toMatchObject({ timeKind: "rowtime", keepLast: false });
+    const d = only(dag, "deduplicate");
+    expect(d).toMatchObject({ timeKind: "rowtime", keepLast: false });
+    expect(d.changelogMode.kind).toBe("insert-only");
+    // Rows leave before the watermark that passes them: bidtime stays a time attribute.
+    expect(d.watermarkColumn).toBe(4);
+    expect(dag.nodes[dag.sinks[0]!]!.changelogMode.kind).toBe("insert-only");
+  });
+
+  it("keeps the first row on rowtime before a window aggregation", () => {
+    const dag = planScript(`${DDL}
+      CREATE TEMPORARY VIEW firsts AS SELECT auction, bidtime FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY bidtime) AS rn FROM bid
+      ) WHERE rn = 1;
+      SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE firsts, DESCRIPTOR(bidtime), INTERVAL '1' MINUTE))
+      GROUP BY window_start, window_end;`);
+    expect(only(dag, "deduplicate").changelogMode.kind).toBe("insert-only");
+    expect(only(dag, "window-aggregate")).toBeDefined();
+  });
+
+  it("keeps the last row on rowtime with updates: an append-only sink refuses it", () => {
+    const e = planError(`${DDL}
+      INSERT INTO out_append SELECT item, auction FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY bidtime DESC) AS rn FROM bid
+      ) WHERE rn = 1;`);
+    expect(e.message).toMatch(/doesn't support consuming update changes which are produced by Deduplicate/);
   });
 
   it("turns a Top-N per window into an insert-only window rank", () => {
