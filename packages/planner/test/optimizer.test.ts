@@ -407,6 +407,32 @@ describe("other operators", () => {
   });
 });
 
+describe("quiet streams: 'scan.watermark.idle-advance'", () => {
+  const table = (options: string, watermark = true) => `
+    CREATE TABLE ev (k STRING, ts TIMESTAMP(3)${watermark ? ", WATERMARK FOR ts AS ts - INTERVAL '5' SECOND" : ""})
+    WITH ('connector' = 'filesystem', 'path' = 'ev.jsonl', 'format' = 'json'${options});
+    SELECT k FROM ev;`;
+
+  it("puts the duration on the source node; absent, the node has none", () => {
+    expect(only(planScript(table(", 'scan.watermark.idle-advance' = '90 s'")), "source").idleAdvanceMs).toBe(
+      90_000,
+    );
+    expect(only(planScript(table("")), "source").idleAdvanceMs).toBeUndefined();
+  });
+
+  it("refuses the option on a table without a WATERMARK", () => {
+    expect(planError(table(", 'scan.watermark.idle-advance' = '1 min'", false)).message).toBe(
+      "table 'ev' has 'scan.watermark.idle-advance' but no WATERMARK: there is no watermark to advance",
+    );
+  });
+
+  it("refuses a value that is not a duration when the table is declared", () => {
+    expect(() => planScript(table(", 'scan.watermark.idle-advance' = 'soon'"))).toThrow(
+      /scan\.watermark\.idle-advance/,
+    );
+  });
+});
+
 describe("the example scripts plan", () => {
   const files = [
     ...readdirSync("sql")
