@@ -1,6 +1,6 @@
 -- Deduplication keeping the first row per id by event time (ORDER BY ts ASC), Flink 2.1+: the
 -- row with the smallest rowtime per id (ties: the first to arrive) waits until the watermark
--- passes it and is emitted once (+I, insert-only); rows at or before the watermark are late.
+-- passes it and is emitted once (+I, insert-only); rows before the watermark are late.
 CREATE TABLE events (
   id INT,
   v STRING,

@@ -174,7 +174,7 @@ export function matchRankPattern(
       // Keeping the first row is insert-only on both time kinds: by processing time the first
       // row to arrive wins at once; by event time (Flink 2.1+) the earliest row waits for the
       // watermark and is emitted once, before the watermark that passes it, so its rowtime is
-      // still a time attribute downstream (never late there).
+      // still a time attribute downstream (not before the watermark there, as in Flink).
       node = t.b.add<DeduplicateNode>({
         kind: "deduplicate",
         inputs: [input.id],

@@ -17,11 +17,13 @@ import { registerOperator } from "./registry.js";
  * - rowtime, keep last (`RowTimeDeduplicateFunction`): a row replaces the kept one when its
  *   rowtime is not earlier, emitting `-U kept`/`+U row`; otherwise it is dropped. Rows are
  *   emitted at once, not on the watermark, as Flink does.
- * - rowtime, keep first (Flink 2.1+, insert-only): per key the row with the smallest rowtime
- *   (ties: the first to arrive) waits in state until the watermark reaches its rowtime, then is
- *   emitted once as `+I`; the key is then remembered (until 'table.exec.state.ttl') and later
- *   rows of it are dropped. A row whose rowtime is at or before the watermark on arrival is late:
- *   it goes to `ctx.late` (counted), whatever its key. Insert-only in and out.
+ * - rowtime, keep first (Flink 2.1+'s `RowTimeDeduplicateKeepFirstRowFunction`, insert-only):
+ *   per key the row with the smallest rowtime (ties: the first to arrive) waits in state until
+ *   the watermark reaches its rowtime, then is emitted once as `+I`; the key is then remembered
+ *   (until 'table.exec.state.ttl') and later rows of it are dropped as duplicates (not counted).
+ *   A row whose rowtime is before the watermark on arrival is late (as in Flink, a row at the
+ *   watermark is not): it goes to `ctx.late` (counted), whatever its key. The waiting row has no
+ *   TTL (it leaves on the watermark; expiring it first would lose it). Insert-only in and out.
  * A `-U`/`-D` of the kept row deletes it (`-D`); other retractions are ignored. In upsert mode (`changelogMode` upsert) the `-U` of an update is not emitted.
  */
 export class DeduplicateOperator implements Operator {
@@ -29,6 +31,8 @@ export class DeduplicateOperator implements Operator {
   private kept!: ValueState<Row | true>;
   /** Rowtime keep first: the rows waiting for the watermark, by rowtime then key. */
   private pending!: TimeIndexedState<Row>;
+  /** Rowtime keep first: each key's waiting row (no TTL); `kept` holds only `true` (emitted). */
+  private waiting!: ValueState<Row>;
   private readonly keys: KeyCodec;
   private readonly upsert: boolean;
 
@@ -43,7 +47,10 @@ export class DeduplicateOperator implements Operator {
   open(ctx: OperatorContext): void {
     this.ctx = ctx;
     this.kept = ctx.state.value("kept", { ttl: stateTtl(ctx.settings) });
-    if (this.firstOnRowtime) this.pending = ctx.state.timeIndexed<Row>("pending");
+    if (this.firstOnRowtime) {
+      this.pending = ctx.state.timeIndexed<Row>("pending");
+      this.waiting = ctx.state.value<Row>("waiting");
+    }
   }
 
   private get firstOnRowtime(): boolean {
@@ -96,8 +103,8 @@ export class DeduplicateOperator implements Operator {
   }
 
   /**
-   * Rowtime keep first: the earliest row per key waits in `pending` (and in `kept`, to find it
-   * when an earlier row replaces it) until the watermark passes it.
+   * Rowtime keep first: the earliest row per key waits in `pending` (and in `waiting`, to find
+   * it when an earlier row replaces it) until the watermark passes it.
    */
   private firstRowOnRowtime(batch: ChangeBatch): void {
     const { ops, rows, length } = batch;
@@ -112,21 +119,21 @@ export class DeduplicateOperator implements Operator {
         );
       }
       const ts = this.rowtime(row);
-      if (ts <= watermark) {
+      if (ts < watermark) {
         this.ctx.late(row, "behind-watermark");
         continue;
       }
       const key = this.keys.encode(row);
-      const prev = this.kept.get(key);
-      // `true`: the key's first row was emitted; this one has a later rowtime (it is after the
-      // watermark the first one was emitted at), so it is a duplicate, not a late row.
-      if (prev === true) continue;
+      // The key's first row was emitted; this one is not earlier than the watermark it was
+      // emitted at, so it is a duplicate (Flink drops it without counting it as late).
+      if (this.kept.get(key) === true) continue;
+      const prev = this.waiting.get(key);
       if (prev !== undefined) {
         const prevTs = prev[t] as number;
         if (ts >= prevTs) continue;
         this.pending.delete(prevTs, key);
       }
-      this.kept.put(key, row);
+      this.waiting.put(key, row);
       this.pending.put(ts, key, row);
     }
   }
@@ -137,6 +144,7 @@ export class DeduplicateOperator implements Operator {
       this.pending.expireUpTo(watermark, (_ts, entries) => {
         for (const [key, row] of entries) {
           out.push(Op.INSERT, row);
+          this.waiting.delete(key);
           this.kept.put(key, true);
         }
       });
