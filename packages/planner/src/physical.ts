@@ -95,6 +95,11 @@ export interface SourceNode extends NodeBase {
   readonly watermark: { readonly column: number; readonly expr: Expr } | null;
   /** `'scan.watermark.idle-timeout'` or `'table.exec.source.idle-timeout'`; 0 = never idle. */
   readonly idleTimeoutMs: number;
+  /**
+   * `'scan.watermark.idle-advance'`: once every split has been without data for this long, the
+   * watermark advances with processing time; absent or 0 = never (the watermark waits for rows).
+   */
+  readonly idleAdvanceMs?: number;
   readonly primaryKey: readonly number[] | null;
   /** Only these output columns are needed downstream (projection push-down); null = all. */
   readonly projectedColumns: readonly number[] | null;

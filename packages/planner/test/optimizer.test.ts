@@ -228,12 +228,36 @@ describe("Top-N and deduplication", () => {
     expect(d.changelogMode.kind).toBe(mode);
   });
 
-  it("deduplicates on rowtime with updates", () => {
+  it("keeps the first row on rowtime insert-only (Flink 2.1+): an append-only sink takes it", () => {
     const dag = planScript(`${DDL}
-      SELECT * FROM (
-        SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY bidtime) AS rn FROM bid
+      INSERT INTO out_append SELECT item, auction FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY bidtime ASC) AS rn FROM bid
       ) WHERE rn = 1;`);
-    expect(only(dag, "deduplicate")).toMatchObject({ timeKind: "rowtime", keepLast: false });
+    const d = only(dag, "deduplicate");
+    expect(d).toMatchObject({ timeKind: "rowtime", keepLast: false });
+    expect(d.changelogMode.kind).toBe("insert-only");
+    // Rows leave before the watermark that passes them: bidtime stays a time attribute.
+    expect(d.watermarkColumn).toBe(4);
+    expect(dag.nodes[dag.sinks[0]!]!.changelogMode.kind).toBe("insert-only");
+  });
+
+  it("keeps the first row on rowtime before a window aggregation", () => {
+    const dag = planScript(`${DDL}
+      CREATE TEMPORARY VIEW firsts AS SELECT auction, bidtime FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY bidtime) AS rn FROM bid
+      ) WHERE rn = 1;
+      SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE firsts, DESCRIPTOR(bidtime), INTERVAL '1' MINUTE))
+      GROUP BY window_start, window_end;`);
+    expect(only(dag, "deduplicate").changelogMode.kind).toBe("insert-only");
+    expect(only(dag, "window-aggregate")).toBeDefined();
+  });
+
+  it("keeps the last row on rowtime with updates: an append-only sink refuses it", () => {
+    const e = planError(`${DDL}
+      INSERT INTO out_append SELECT item, auction FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY bidtime DESC) AS rn FROM bid
+      ) WHERE rn = 1;`);
+    expect(e.message).toMatch(/doesn't support consuming update changes which are produced by Deduplicate/);
   });
 
   it("turns a Top-N per window into an insert-only window rank", () => {
@@ -407,6 +431,32 @@ describe("other operators", () => {
       INTERVAL '5' MINUTES)) GROUP BY window_start, window_end, item;`);
     expect(JSON.parse(JSON.stringify(dag))).toEqual(dag);
     expect(dag.version).toBe(1);
+  });
+});
+
+describe("quiet streams: 'scan.watermark.idle-advance'", () => {
+  const table = (options: string, watermark = true) => `
+    CREATE TABLE ev (k STRING, ts TIMESTAMP(3)${watermark ? ", WATERMARK FOR ts AS ts - INTERVAL '5' SECOND" : ""})
+    WITH ('connector' = 'filesystem', 'path' = 'ev.jsonl', 'format' = 'json'${options});
+    SELECT k FROM ev;`;
+
+  it("puts the duration on the source node; absent, the node has none", () => {
+    expect(only(planScript(table(", 'scan.watermark.idle-advance' = '90 s'")), "source").idleAdvanceMs).toBe(
+      90_000,
+    );
+    expect(only(planScript(table("")), "source").idleAdvanceMs).toBeUndefined();
+  });
+
+  it("refuses the option on a table without a WATERMARK", () => {
+    expect(planError(table(", 'scan.watermark.idle-advance' = '1 min'", false)).message).toBe(
+      "table 'ev' has 'scan.watermark.idle-advance' but no WATERMARK: there is no watermark to advance",
+    );
+  });
+
+  it("refuses a value that is not a duration when the table is declared", () => {
+    expect(() => planScript(table(", 'scan.watermark.idle-advance' = 'soon'"))).toThrow(
+      /scan\.watermark\.idle-advance/,
+    );
   });
 });
 

@@ -9,9 +9,9 @@ const show = (e: WatermarkEvent | null) =>
  * watermark candidate, `+<split>` registers a split, `x<split>` removes it, `poll` polls and
  * records what was emitted.
  */
-function runTracker(idleTimeoutMs: number, steps: string): string[] {
+function runTracker(idleTimeoutMs: number, steps: string, idleAdvanceMs = 0): string[] {
   let now = 0;
-  const tracker = new WatermarkTracker({ idleTimeoutMs, clock: () => now });
+  const tracker = new WatermarkTracker({ idleTimeoutMs, idleAdvanceMs, clock: () => now });
   const out: string[] = [];
   for (const step of steps.split(/\s+/).filter(Boolean)) {
     if (step.startsWith("t=")) now = Number(step.slice(2));
@@ -54,6 +54,65 @@ describe("WatermarkTracker", () => {
     ["a removed split no longer holds it back", 0, "a:10 b:3 poll xb poll", ["wm 3", "wm 10"]],
   ] as const)("%s", (_name, timeout, steps, expected) => {
     expect(runTracker(timeout, steps)).toEqual(expected);
+  });
+
+  describe("quiet streams ('scan.watermark.idle-advance')", () => {
+    it.each([
+      [
+        "advances with processing time from the latest candidate once every split is quiet",
+        "t=0 a:1000 poll t=999 poll t=1000 poll t=1250 poll t=1250 poll t=5000 poll",
+        ["wm 1000", "-", "-", "wm 1250", "-", "wm 5000"],
+      ],
+      [
+        "starts from the largest candidate of any split, not the minimum",
+        "t=0 a:1000 b:400 poll t=1000 poll t=1100 poll",
+        ["wm 400", "wm 1000", "wm 1100"],
+      ],
+      [
+        "one split with data keeps the others from advancing",
+        "t=0 a:1000 b:400 poll t=900 b:500 t=1500 poll t=1899 poll t=1900 poll t=2400 poll",
+        ["wm 400", "wm 500", "-", "wm 1000", "wm 1500"],
+      ],
+      [
+        "never backwards: a row after the advance waits until its split passes the watermark",
+        "t=0 a:1000 poll t=3000 poll t=3100 a:1500 poll a:2900 poll a:3200 poll",
+        ["wm 1000", "wm 3000", "-", "-", "wm 3200"],
+      ],
+      ["a source that never had a row does not advance", "+a t=5000 poll", ["-"]],
+    ] as const)("%s", (_name, steps, expected) => {
+      expect(runTracker(0, steps, 1000)).toEqual(expected);
+    });
+
+    it("an all-idle source (idle-timeout) becomes active again when it starts advancing", () => {
+      expect(runTracker(100, "t=0 a:1000 poll t=100 poll t=1000 poll t=1200 poll", 1000)).toEqual([
+        "wm 1000",
+        "idle",
+        "wm 1000",
+        "wm 1200",
+      ]);
+    });
+
+    it("is off by default: a quiet source keeps its watermark", () => {
+      expect(runTracker(0, "t=0 a:1000 poll t=1000000 poll")).toEqual(["wm 1000", "-"]);
+    });
+
+    it("after a restore the quiet period counts from the restore", () => {
+      let now = 0;
+      const a = new WatermarkTracker({ idleAdvanceMs: 1000, clock: () => now });
+      a.onRecord("p0", 1000);
+      a.poll();
+      now = 1500;
+      expect(show(a.poll())).toBe("wm 1500");
+      const snap = JSON.parse(JSON.stringify(a.snapshot()));
+      now = 10_000;
+      const b = new WatermarkTracker({ idleAdvanceMs: 1000, clock: () => now });
+      b.restore(snap);
+      expect(b.currentWatermark).toBe(1500);
+      now = 10_999;
+      expect(show(b.poll())).toBe("-");
+      now = 11_600;
+      expect(show(b.poll())).toBe("wm 1600");
+    });
   });
 
   it("restores split watermarks from a snapshot", () => {

@@ -128,6 +128,12 @@ const idleTimeout: OptionSpec = {
   type: duration,
   description: "a split without data for this long stops holding the watermark back",
 };
+const idleAdvance: OptionSpec = {
+  key: "scan.watermark.idle-advance",
+  type: duration,
+  description:
+    "once every split has been without data for this long, the watermark advances with processing time (quiet streams)",
+};
 const emitStrategy: OptionSpec = {
   key: "scan.watermark.emit.strategy",
   type: oneOf("on-event", "on-periodic"),
@@ -151,6 +157,7 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "path", type: str, required: true, description: "file or directory" },
       { key: "format", type: str, required: true, description: "record format" },
       idleTimeout,
+      idleAdvance,
       emitStrategy,
       { key: "source.monitor-interval", type: duration, description: "watch the path for new files" },
       { key: "sink.rolling-policy.file-size", type: { kind: "memory" }, description: "roll files" },
@@ -178,6 +185,7 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "number-of-rows", type: int(0), description: "bounded: emit this many rows" },
       { key: "seed", type: int(), description: "seed for reproducible random values (Weir extension)" },
       idleTimeout,
+      idleAdvance,
       emitStrategy,
     ],
   },
@@ -233,6 +241,7 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "num.active.people", type: int(0), description: "people that bid and sell" },
       { key: "num.in.flight.auctions", type: int(0), description: "auctions open at a time" },
       idleTimeout,
+      idleAdvance,
       emitStrategy,
     ],
   },
@@ -270,6 +279,7 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
           "Weir: on restore, when a checkpoint's offsets point at records Kafka no longer has: 'fail' (default) or 'skip' to the earliest offset and count the loss",
       },
       idleTimeout,
+      idleAdvance,
       emitStrategy,
       {
         key: "sink.partitioner",
@@ -308,6 +318,7 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
         description: "where reading ends",
       },
       idleTimeout,
+      idleAdvance,
       emitStrategy,
       { key: "sink.buffer-flush.max-rows", type: int(0), description: "buffered rows per key" },
       { key: "sink.buffer-flush.interval", type: duration, description: "buffer flush interval" },

@@ -129,6 +129,12 @@ const UNSUPPORTED: readonly {
     why: "Weir's checkpoints are aligned; a checkpoint that times out is aborted and the next one is tried",
   },
   {
+    // Flink's emit strategy of group windows: allowed lateness, early and late firing.
+    match: (k) => k.startsWith("table.exec.emit."),
+    why: "it is not implemented yet: a window's result is emitted once, when the watermark passes the window's end, and rows arriving after that are dropped and counted as late",
+    hint: "to keep more late rows, allow more disorder in the table's WATERMARK FOR clause (see docs/time-and-watermarks.md, Late data)",
+  },
+  {
     match: (k) => k.startsWith("restart-strategy"),
     why: "Weir does not restart a failed job (restart it with weir run --restore)",
   },

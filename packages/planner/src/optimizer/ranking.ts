@@ -171,13 +171,17 @@ export function matchRankPattern(
           "changelog",
         );
       }
+      // Keeping the first row is insert-only on both time kinds: by processing time the first
+      // row to arrive wins at once; by event time (Flink 2.1+) the earliest row waits for the
+      // watermark and is emitted once, before the watermark that passes it, so its rowtime is
+      // still a time attribute downstream (not before the watermark there, as in Flink).
       node = t.b.add<DeduplicateNode>({
         kind: "deduplicate",
         inputs: [input.id],
         schema: input.schema,
-        changelogMode: timeOrder === "proctime" && !keepLast ? INSERT_ONLY : RETRACT,
+        changelogMode: keepLast ? RETRACT : INSERT_ONLY,
         streamKey: keys,
-        watermarkColumn: timeOrder === "rowtime" ? null : input.watermarkColumn,
+        watermarkColumn: timeOrder === "rowtime" && keepLast ? null : input.watermarkColumn,
         keys,
         keepLast,
         timeColumn: orderKey!.column,

@@ -138,6 +138,15 @@ export class Translator {
     const idleText =
       options["scan.watermark.idle-timeout"] ?? this.b.settings["table.exec.source.idle-timeout"];
     const idleTimeoutMs = idleText === undefined ? 0 : (parseDuration(idleText) ?? 0);
+    const advanceText = options["scan.watermark.idle-advance"];
+    const idleAdvanceMs = advanceText === undefined ? 0 : (parseDuration(advanceText) ?? 0);
+    if (idleAdvanceMs > 0 && !t.watermark) {
+      throw new PlanError(
+        `table '${t.name}' has 'scan.watermark.idle-advance' but no WATERMARK: there is no watermark to advance`,
+        t.span,
+        "declare WATERMARK FOR <time column> AS ... in the table, or remove the option",
+      );
+    }
     const connector = options.connector ?? "";
     const format = options["value.format"] ?? options.format ?? "";
     const upsert = connector === "upsert-kafka";
@@ -162,6 +171,7 @@ export class Translator {
       columns,
       watermark: t.watermark ? { column: t.watermark.column, expr: t.watermark.expr } : null,
       idleTimeoutMs,
+      ...(idleAdvanceMs > 0 ? { idleAdvanceMs } : {}),
       primaryKey: t.primaryKey,
       projectedColumns: null,
       ...(node.span ? { span: node.span } : {}),

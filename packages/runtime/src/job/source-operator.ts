@@ -36,7 +36,11 @@ export class SourceOperator {
     evalContext: EvalContext,
     clock: Clock,
   ) {
-    this.tracker = new WatermarkTracker({ idleTimeoutMs: node.idleTimeoutMs, clock });
+    this.tracker = new WatermarkTracker({
+      idleTimeoutMs: node.idleTimeoutMs,
+      idleAdvanceMs: node.idleAdvanceMs ?? 0,
+      clock,
+    });
     let p = 0;
     node.columns.forEach((c, i) => {
       if (c.kind === "computed") {

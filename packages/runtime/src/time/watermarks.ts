@@ -14,6 +14,11 @@ export type Clock = () => number;
 export interface WatermarkTrackerOptions {
   /** Processing-time ms without data after which a split is idle; 0 or absent: never idle. */
   readonly idleTimeoutMs?: number;
+  /**
+   * `'scan.watermark.idle-advance'`: once every split has been without data for this long, the
+   * watermark advances with processing time (see {@link WatermarkTracker}); 0 or absent: never.
+   */
+  readonly idleAdvanceMs?: number;
   readonly clock?: Clock;
 }
 
@@ -36,16 +41,28 @@ interface SplitState {
  *   split that comes back from idleness behind the others never moves the watermark backwards.
  *   Coming back from an all-idle state re-announces the current watermark (even if unchanged) so
  *   downstream counts this input as active again.
+ * - quiet streams (`idleAdvanceMs` > 0): once no split has had a row for `idleAdvanceMs` (Q, the
+ *   time since the last row of any split), the watermark is
+ *   `max(current, M + (now − last row − idleAdvanceMs))`, where M is the largest watermark
+ *   candidate of any split (the latest event time seen minus the declared delay): event time
+ *   is assumed to go on at the pace of processing time from M, counted from the moment the
+ *   source became quiet, so windows close without new rows. It never moves backwards; a row
+ *   arriving later ends the quiet period (the source watermark waits until its rows pass the
+ *   advanced watermark), and rows at or before the advanced watermark are late downstream. A
+ *   quiet source that advances counts as active (it never reports `idle` from then on); a
+ *   source that never had a row does not advance.
  */
 export class WatermarkTracker {
   private readonly splits = new Map<string | number, SplitState>();
   private readonly idleTimeoutMs: number;
+  private readonly idleAdvanceMs: number;
   private readonly clock: Clock;
   private emitted = NO_WATERMARK;
   private idleReported = false;
 
   constructor(options: WatermarkTrackerOptions = {}) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? 0;
+    this.idleAdvanceMs = options.idleAdvanceMs ?? 0;
     this.clock = options.clock ?? Date.now;
   }
 
@@ -84,6 +101,21 @@ export class WatermarkTracker {
    */
   poll(): WatermarkEvent | null {
     const now = this.clock();
+    if (this.idleAdvanceMs > 0) {
+      const quiet = this.quietWatermark(now);
+      if (quiet !== null) {
+        if (quiet > this.emitted) {
+          this.emitted = quiet;
+          this.idleReported = false;
+          return Message.watermark(quiet);
+        }
+        if (this.idleReported) {
+          this.idleReported = false;
+          return Message.watermark(this.emitted);
+        }
+        return null;
+      }
+    }
     let min = Number.POSITIVE_INFINITY;
     let active = 0;
     for (const s of this.splits.values()) {
@@ -107,6 +139,23 @@ export class WatermarkTracker {
       return Message.watermark(this.emitted);
     }
     return null;
+  }
+
+  /**
+   * The watermark of a quiet source (every split without data for `idleAdvanceMs`), or null when
+   * some split had a row more recently, or no split ever had one.
+   */
+  private quietWatermark(now: number): number | null {
+    if (this.splits.size === 0) return null;
+    let lastRow = Number.NEGATIVE_INFINITY;
+    let latest = NO_WATERMARK;
+    for (const s of this.splits.values()) {
+      if (s.lastActivity > lastRow) lastRow = s.lastActivity;
+      if (s.watermark > latest) latest = s.watermark;
+    }
+    const quietFor = now - lastRow - this.idleAdvanceMs;
+    if (quietFor < 0 || latest === NO_WATERMARK) return null;
+    return latest + quietFor;
   }
 
   /**
