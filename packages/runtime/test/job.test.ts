@@ -148,7 +148,7 @@ describe("job", () => {
         ),
       ],
       [
-        "a rotated password, a new broker list, buffer sizes, a gap policy",
+        "a rotated password, a new broker list, buffer sizes, a gap policy, idleness and discovery",
         change((n) =>
           n.kind === "source"
             ? ({
@@ -157,6 +157,9 @@ describe("job", () => {
                   password: "new",
                   "properties.bootstrap.servers": "b:9092",
                   "scan.restore.gap-policy": "skip",
+                  "scan.watermark.idle-timeout": "30 s",
+                  "scan.watermark.idle-advance": "1 min",
+                  "scan.topic-partition-discovery.interval": "10 s",
                 },
               } as PhysicalNode)
             : n.kind === "sink"
