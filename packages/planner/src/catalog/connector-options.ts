@@ -137,6 +137,12 @@ const sinkBuffer: OptionSpec[] = [
   { key: "sink.buffer-flush.interval", type: duration, description: "flush at least this often" },
   { key: "sink.max-retries", type: int(0), description: "retries of a failed flush" },
   { key: "sink.parallelism", type: int(1), description: "accepted for Flink compatibility" },
+  {
+    key: "sink.delivery-guarantee",
+    type: oneOf("none", "at-least-once", "exactly-once"),
+    description:
+      "'exactly-once': each checkpoint's changes in one transaction with a progress row (weir_sink_progress), at commit",
+  },
 ];
 
 export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
@@ -160,6 +166,12 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
         description: "accepted for Flink compatibility",
       },
       { key: "sink.parallelism", type: int(1), description: "accepted for Flink compatibility" },
+      {
+        key: "sink.delivery-guarantee",
+        type: oneOf("none", "at-least-once", "exactly-once"),
+        description:
+          "'exactly-once': output is written to a hidden in-progress file and becomes visible when its checkpoint commits",
+      },
     ],
   },
   datagen: {

@@ -163,8 +163,17 @@ export class Job {
     this.startedAt = this.now();
     this.lastFlush = this.startedAt;
     for (const s of this.graph.sources()) await s.driver.open();
-    for (const s of this.graph.sinks()) await s.driver.open();
     const cp = this.options.restoreFrom;
+    for (const s of this.graph.sinks()) {
+      s.task.identity = {
+        jobId: this.jobId,
+        sinkId: this.uid(s),
+        subtaskIndex: 0,
+        checkpointIntervalMs: this.options.checkpoint?.intervalMs ?? 0,
+        restoring: cp !== undefined,
+      };
+      await s.driver.open();
+    }
     if (cp) await this.restore(cp);
     for (const rt of this.graph.operators()) {
       if (rt.node.inputs.length > 0) continue;
@@ -314,14 +323,16 @@ export class Job {
    * commit). Not acknowledged in time: the checkpoint is aborted, every task is told (a sink
    * abandons the pre-commit), and the job goes on. A task that fails to snapshot fails the job.
    */
-  private async coordinate(state: CoordinatorState): Promise<void> {
+  private async coordinate(state: CoordinatorState, final = false): Promise<boolean> {
     const cfg = this.checkpointConfig;
     const opts = this.options.checkpoint;
     const interval = opts?.intervalMs ?? 0;
-    if (interval <= 0 || this.finished) return;
+    if (interval <= 0 || (this.finished && !final)) return false;
     const now = this.now();
-    if (now - state.lastTrigger < interval) return;
-    if (now - state.lastEnd < (opts?.minPauseMs ?? cfg.minPauseMs)) return;
+    if (!final) {
+      if (now - state.lastTrigger < interval) return false;
+      if (now - state.lastEnd < (opts?.minPauseMs ?? cfg.minPauseMs)) return false;
+    }
     state.lastTrigger = now;
     const p = this.trigger(this.nextCheckpointId);
     const timeoutMs = opts?.timeoutMs ?? cfg.timeoutMs;
@@ -337,7 +348,7 @@ export class Job {
       state.lastEnd = this.now();
       this.jobMetrics.counter("numberOfCompletedCheckpoints").inc();
       this.jobMetrics.histogram("checkpointDurationMs").update(state.lastEnd - p.startedAt);
-      return;
+      return true;
     }
     const missing = [...p.acks.keys()].filter((rt) => !p.received.has(rt)).map((rt) => describeNode(rt.node));
     const reason = `not acknowledged within ${timeoutMs} ms by ${missing.join(", ")}`;
@@ -346,6 +357,7 @@ export class Job {
     state.lastEnd = this.now();
     this.jobMetrics.counter("numberOfFailedCheckpoints").inc();
     opts?.onAborted?.(p.id, reason);
+    return false;
   }
 
   /** The checkpoint of `id` from every task's acknowledgement. */
@@ -493,6 +505,17 @@ export class Job {
       }
     }
     await this.flushSinks(true);
+    // A sink that writes only at commit (exactly-once) gets its last epoch committed: a final
+    // checkpoint when the input ended, as Flink takes one at the end of a bounded job.
+    if (
+      reason === "end" &&
+      (this.options.checkpoint?.intervalMs ?? 0) > 0 &&
+      this.graph.sinks().some((s) => s.task.writer.transactional)
+    )
+      if (!(await this.coordinate(cs, true)))
+        throw new Error(
+          "the final checkpoint did not complete, so the exactly-once sinks did not commit their last epoch: run again with --restore to commit it",
+        );
     return {
       reason,
       metrics: this.metrics(),
@@ -573,7 +596,12 @@ export class Job {
     for (const s of this.graph.sources()) {
       if (cp.sources[this.uid(s)]?.ended && !s.task.op.ended) this.pushSource(s.node.id, { kind: "end" });
     }
-    // The restored checkpoint was complete: re-commit (idempotently) what its sinks pre-committed.
+    // Sinks continue after the checkpoint (a file sink cuts what it wrote after it), then the
+    // restored checkpoint, which was complete, is re-committed (idempotently).
+    for (const s of this.graph.sinks()) {
+      const own: SinkOwnState = { preCommitted: cp.sinks[this.uid(s)]?.preCommitted ?? null };
+      await this.sinkCall(s, () => s.task.restoreSink(cp.checkpointId, own as unknown as Json));
+    }
     await this.commit(cp);
   }
 
