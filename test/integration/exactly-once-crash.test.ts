@@ -7,16 +7,17 @@
 // land in every phase: processing, pre-commit, the manifest write, the commit) and restarted with
 // --restore until it finishes. The final content equals the crash-free run's: 0 lost, 0 doubled.
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { brokers, KafkaFixture } from "./kafka-helpers.js";
+import { brokers, KafkaFixture, kafkajs } from "./kafka-helpers.js";
 import { eventually, PG_URL, PgFixture } from "./pg-helpers.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const WEIR = join(ROOT, "packages/cli/dist/main.js");
-const EVENTS = 60_000;
+const EVENTS = 90_000;
 /** Kills the test aims at, within its time budget (the job may finish first). */
 const KILLS = 24;
 const BUDGET_MS = 150_000;
@@ -64,7 +65,7 @@ function events(): { partition: number; value: string }[] {
   return out;
 }
 
-function script(topic: string, suffix: string, dir: string): string {
+function script(topic: string, suffix: string, dir: string, outTopic: string): string {
   return `
 SET 'execution.checkpointing.interval' = '200 ms';
 SET 'execution.checkpointing.dir' = '${join(dir, "checkpoints")}';
@@ -91,6 +92,11 @@ CREATE TABLE windows (window_start TIMESTAMP(3), k STRING, n BIGINT, total BIGIN
   'connector' = 'filesystem', 'path' = '${join(dir, "windows.jsonl")}', 'format' = 'json',
   'sink.delivery-guarantee' = 'exactly-once'
 );
+CREATE TABLE alerts (window_start TIMESTAMP(3), k STRING, n BIGINT, total BIGINT) WITH (
+  'connector' = 'kafka', 'topic' = '${outTopic}', 'properties.bootstrap.servers' = '${brokers()}',
+  'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once',
+  'sink.transactional-id-prefix' = '${outTopic}'
+);
 EXECUTE STATEMENT SET BEGIN
   INSERT INTO windows
     SELECT window_start, k, COUNT(*), SUM(v)
@@ -98,6 +104,11 @@ EXECUTE STATEMENT SET BEGIN
     GROUP BY window_start, window_end, k;
   INSERT INTO totals SELECT k, COUNT(*), SUM(v) FROM events GROUP BY k;
   INSERT INTO copy SELECT id, k, v, ts FROM events;
+  INSERT INTO alerts
+    SELECT window_start, k, COUNT(*), SUM(v)
+    FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '5' SECOND))
+    GROUP BY window_start, window_end, k
+    HAVING SUM(v) > 500;
 END;
 `;
 }
@@ -147,6 +158,39 @@ function latestId(dir: string): number {
   return best;
 }
 
+/**
+ * Every record of `topic` a `read_committed` consumer sees (records of aborted or still open
+ * transactions excluded), as sorted values: read until every partition's fetch covered its end.
+ */
+async function readCommitted(topic: string): Promise<string[]> {
+  const admin = await kafka.admin();
+  const ends = new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, Number(o.high)]));
+  const k = new kafkajs.Kafka({ brokers: brokers().split(","), logLevel: kafkajs.logLevel.NOTHING });
+  const consumer = k.consumer({ groupId: `weir-it-eos-read-${randomUUID()}`, readUncommitted: false });
+  const values: string[] = [];
+  const covered = new Map<number, number>();
+  const done = () => [...ends].every(([p, high]) => high === 0 || (covered.get(p) ?? -1) >= high - 1);
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      if (done()) resolve();
+      void consumer
+        .run({
+          eachBatch: async ({ batch }) => {
+            for (const m of batch.messages) values.push(m.value?.toString() ?? "null");
+            covered.set(batch.partition, Number(batch.lastOffset()));
+            if (done()) resolve();
+          },
+        })
+        .catch(reject);
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+  return values.sort();
+}
+
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: string | null }> {
   return new Promise((res) => child.on("exit", (code, signal) => res({ code, signal })));
 }
@@ -160,7 +204,7 @@ function start(file: string, restore: string | null): { child: ChildProcess; std
 }
 
 describe("exactly-once under repeated SIGKILL (real Kafka, real Postgres, files)", () => {
-  it("Kafka → Postgres (append, upsert) and → files: the killed and restored run equals the crash-free run", async () => {
+  it("Kafka → Postgres (append, upsert), → Kafka (transactions) and → files: the killed and restored run equals the crash-free run", async () => {
     const topic = await kafka.topic("eos-crash", 3);
     const input = events();
     await kafka.produceBulk(topic, input.length, (i) => input[i]!);
@@ -169,7 +213,8 @@ describe("exactly-once under repeated SIGKILL (real Kafka, real Postgres, files)
     const clean = mkdtempSync(join(tmpdir(), "weir-eos-clean-"));
     await createTables("clean");
     const cleanFile = join(clean, "job.sql");
-    writeFileSync(cleanFile, script(topic, "clean", clean));
+    const cleanOut = await kafka.topic("eos-out-clean", 2);
+    writeFileSync(cleanFile, script(topic, "clean", clean, cleanOut));
     const run = start(cleanFile, null);
     const end = await exited(run.child);
     expect(end.code, run.stderr.join("")).toBe(0);
@@ -179,12 +224,15 @@ describe("exactly-once under repeated SIGKILL (real Kafka, real Postgres, files)
     expect(expected.totals.length).toBe(25);
     expect(expected.copy.length).toBe(input.length);
     expect(run.stderr.join("")).toMatch(/late records dropped/);
+    const expectedAlerts = await readCommitted(cleanOut);
+    expect(expectedAlerts.length).toBeGreaterThan(100);
 
     // The run killed again and again.
     const dir = mkdtempSync(join(tmpdir(), "weir-eos-kill-"));
     await createTables("kill");
     const file = join(dir, "job.sql");
-    writeFileSync(file, script(topic, "kill", dir));
+    const killOut = await kafka.topic("eos-out-kill", 2);
+    writeFileSync(file, script(topic, "kill", dir, killOut));
     const checkpoints = join(dir, "checkpoints");
     const rnd = prng(5);
     const started = Date.now();
@@ -237,6 +285,8 @@ describe("exactly-once under repeated SIGKILL (real Kafka, real Postgres, files)
     expect(got.copy.length).toBe(expected.copy.length);
     expect(got.copy).toEqual(expected.copy);
     expect(readFileSync(join(dir, "windows.jsonl"), "utf8")).toBe(expectedWindows);
+    // read_committed sees every window alert once: aborted transactions of killed runs excluded.
+    expect(await readCommitted(killOut)).toEqual(expectedAlerts);
     // Only committed output is visible: no hidden file is left over.
     expect(readdirSync(dir).filter((n) => n.startsWith(".windows.jsonl."))).toEqual([]);
   }, 300_000);

@@ -1,4 +1,4 @@
-import { checkReachable, createConnectorRegistry } from "@weir/connectors";
+import { checkReachable, createConnectorRegistry, deliveryProblems } from "@weir/connectors";
 import { type Diagnostic, parse, renderDiagnostic, type Statement } from "@weir/parser";
 import {
   type BoundStatement,
@@ -393,6 +393,8 @@ export class Engine {
     const restore = this.restoreUsed ? undefined : opts.restore;
     const r = planCheckpoints(this.session.all(), restore, this.options.cwd, fitsJob(dag));
     if (!r.ok) return [`${opts.file}: error: ${r.message}`];
+    const delivery = deliveryProblems(dag, r.plan.intervalMs);
+    if (delivery.length > 0) return delivery.map((p) => `${opts.file}: error: ${p}`);
     const restored = r.plan.restore;
     if (restored) {
       try {
@@ -424,6 +426,11 @@ export class Engine {
     const checkpoints = planCheckpoints(this.session.all(), restorePath, this.options.cwd, fitsJob(dag));
     if (!checkpoints.ok) {
       this.out.err(`${opts.file}: error: ${checkpoints.message}`);
+      return EXIT_INVALID;
+    }
+    const delivery = deliveryProblems(dag, checkpoints.plan.intervalMs);
+    if (delivery.length > 0) {
+      for (const p of delivery) this.out.err(`${opts.file}: error: ${p}`);
       return EXIT_INVALID;
     }
     const restored = checkpoints.plan.restore;
