@@ -26,7 +26,7 @@ import {
 } from "@weir/runtime";
 import type { Output } from "../output.js";
 import { renderBox } from "./boxes.js";
-import { checkpointJobOptions, planCheckpoints } from "./checkpointing.js";
+import { checkpointJobOptions, planCheckpoints, type SavepointRequests } from "./checkpointing.js";
 import { MaterializedViews, serveSetting } from "./materialized-views.js";
 import { formatCheckpointSummary, formatSummary, ProgressLine } from "./summary.js";
 import { TableauPrinter } from "./tableau.js";
@@ -61,6 +61,11 @@ export interface ScriptOptions {
    * checkpoint); the script's first job starts from it.
    */
   readonly restore?: string;
+  /**
+   * Savepoint requests (SIGUSR1 to `weir run`): the running job takes a savepoint into
+   * `'execution.checkpointing.savepoint-dir'` and the path is printed on standard error.
+   */
+  readonly savepoints?: SavepointRequests;
 }
 
 /** Exit codes of DESIGN.md: 0 success, 1 SQL or validation errors, 2 runtime failures. */
@@ -446,7 +451,15 @@ export class Engine {
     let result: JobResult;
     try {
       result = await runJob(dag, {
-        ...checkpointJobOptions(checkpoints.plan),
+        ...checkpointJobOptions(
+          checkpoints.plan,
+          opts.savepoints
+            ? {
+                requests: opts.savepoints,
+                onSavepoint: (path) => this.out.err(`${opts.file}: savepoint written to ${path}`),
+              }
+            : undefined,
+        ),
         ...(progress ? { onProgress: (m) => progress.update(m) } : {}),
         connectors: this.connectors,
         cwd: this.options.cwd,

@@ -37,8 +37,16 @@ export interface JobOptions {
     readonly timeoutMs?: number;
     /** Least time from the end of a checkpoint to the next trigger; default `'execution.checkpointing.min-pause'`. */
     readonly minPauseMs?: number;
-    /** Stores a complete checkpoint durably; sinks commit once it resolves. */
-    onCheckpoint?(cp: JobCheckpoint): Promise<void>;
+    /**
+     * Stores a complete checkpoint durably; sinks commit once it resolves. `savepoint`: it was
+     * taken for {@link Job.requestSavepoint} (store it where savepoints go, as well).
+     */
+    onCheckpoint?(cp: JobCheckpoint, savepoint: boolean): Promise<void>;
+    /**
+     * Savepoint requests (e.g. SIGUSR1 to `weir run`): the job takes one at its next turn, even
+     * without periodic checkpoints; `subscribe` returns the unsubscribe function.
+     */
+    readonly savepointRequests?: { subscribe(listener: () => void): () => void };
     /** Checkpoint `id` was aborted (the job goes on). */
     onAborted?(id: number, reason: string): void;
   };
@@ -120,6 +128,8 @@ export class Job {
   private lastFlush = 0;
   private closed = false;
   private readonly flushIntervals = new Map<SinkRuntime, number>();
+  /** A savepoint was requested and not yet taken. */
+  private savepointRequested = false;
 
   constructor(
     readonly dag: PhysicalDag,
@@ -156,6 +166,11 @@ export class Job {
           : parseDurationSetting("sink.buffer-flush.interval", text),
       );
     }
+  }
+
+  /** Takes a savepoint at the next turn of the job loop (a checkpoint also stored as a savepoint). */
+  requestSavepoint(): void {
+    this.savepointRequested = true;
   }
 
   /** Opens the connectors, restores the checkpoint if any, and ends operators without inputs. */
@@ -327,9 +342,10 @@ export class Job {
     const cfg = this.checkpointConfig;
     const opts = this.options.checkpoint;
     const interval = opts?.intervalMs ?? 0;
-    if (interval <= 0 || (this.finished && !final)) return false;
+    const savepoint = this.savepointRequested && opts?.onCheckpoint !== undefined;
+    if ((interval <= 0 && !savepoint) || (this.finished && !final)) return false;
     const now = this.now();
-    if (!final) {
+    if (!final && !savepoint) {
       if (now - state.lastTrigger < interval) return false;
       if (now - state.lastEnd < (opts?.minPauseMs ?? cfg.minPauseMs)) return false;
     }
@@ -341,7 +357,8 @@ export class Job {
     if (p.failure !== null) throw p.failure.error;
     if (acked) {
       const cp = this.manifest(p);
-      await opts?.onCheckpoint?.(cp);
+      if (savepoint) this.savepointRequested = false;
+      await opts?.onCheckpoint?.(cp, savepoint);
       await this.commit(cp);
       state.completed++;
       state.lastCheckpoint = cp;
@@ -458,6 +475,15 @@ export class Job {
    * Ends when every sink saw `end`, or stops cleanly on `maxRuntimeMs` / `signal`.
    */
   async run(): Promise<JobResult> {
+    const unsubscribe = this.options.checkpoint?.savepointRequests?.subscribe(() => this.requestSavepoint());
+    try {
+      return await this.loop();
+    } finally {
+      unsubscribe?.();
+    }
+  }
+
+  private async loop(): Promise<JobResult> {
     const { maxRuntimeMs, signal, onProgress } = this.options;
     const start = this.now();
     const cs: CoordinatorState = {
