@@ -275,6 +275,22 @@ describe("filesystem sink delivery guarantees", () => {
     ).rejects.toThrow(/enable checkpointing/);
   });
 
+  it("a restore whose checkpoint has nothing of the sink starts its file over (CSV header included)", async () => {
+    const node = sinkNode(fields, {
+      connector: "filesystem",
+      path: "new.csv",
+      format: "csv",
+      "csv.header": "true",
+    });
+    await writeFile(join(dir, "new.csv"), "stale contents of an older job\n".repeat(5));
+    const sink = registry.sink(node);
+    await sink.open(ctx(node, true));
+    await sink.restore!(7, null);
+    sink.write(rows([1]));
+    await sink.close();
+    expect(await readFile(join(dir, "new.csv"), "utf8")).toBe("id,amount\n1,1.00\n");
+  });
+
   it("at-least-once: a restore cuts the file back to the checkpoint instead of truncating it", async () => {
     const node = sinkNode(fields, { connector: "filesystem", path: "al.jsonl", format: "json" });
     const out = join(dir, "al.jsonl");

@@ -72,6 +72,8 @@ export class FilesystemSink implements SinkWriter {
   /** Exactly-once: the visible file's committed length, and the staged epochs after it. */
   private committed = 0;
   private staged: { id: number; length: number }[] = [];
+  /** The CSV header line, written first into a file that starts over. */
+  private header: string | null = null;
 
   get transactional(): boolean {
     return this.exactlyOnce;
@@ -112,8 +114,8 @@ export class FilesystemSink implements SinkWriter {
     } catch (e) {
       throw new ConnectorError(`cannot open '${path}' for writing: ${(e as Error).message}`, "user");
     }
-    const header = format.name === "csv" ? csvHeader(node.tableSchema, options) : null;
-    if (header !== null && !ctx.restoring) this.pending.push(header);
+    this.header = format.name === "csv" ? csvHeader(node.tableSchema, options) : null;
+    if (this.header !== null && !ctx.restoring) this.pending.push(this.header);
   }
 
   write(batch: ChangeBatch): void {
@@ -203,7 +205,19 @@ export class FilesystemSink implements SinkWriter {
    * what the checkpoint staged.
    */
   async restore(checkpointId: number, preCommitted: Json): Promise<void> {
-    if (preCommitted === null) return;
+    if (preCommitted === null) {
+      // The checkpoint has nothing of this sink (it was not yet in the plan): start the file over.
+      const visible = await open(this.file, constants.O_RDWR | constants.O_CREAT);
+      try {
+        await visible.truncate(0);
+      } finally {
+        await visible.close();
+      }
+      if (this.exactlyOnce) await this.removeHidden((p) => p !== inProgressPath(this.file));
+      else this.bytesWritten = 0;
+      if (this.header !== null) this.pending.unshift(this.header);
+      return;
+    }
     if (!this.exactlyOnce) {
       const pre = preCommitted as unknown as AtLeastOnceCommit;
       if (typeof pre.length !== "number")
