@@ -129,7 +129,7 @@ INSERT INTO k VALUES (1);
     );
   });
 
-  it("refuses a sink option the sink would refuse when opened, at the option", async () => {
+  it("refuses an exactly-once sink without checkpointing before reaching any server", async () => {
     const sql = `CREATE TABLE k (id INT) WITH ('connector' = 'kafka', 'topic' = 't',
   'properties.bootstrap.servers' = '127.0.0.1:9', 'format' = 'json',
   'sink.delivery-guarantee' = 'exactly-once');
@@ -138,7 +138,7 @@ INSERT INTO k VALUES (1);
     const r = await run(sql, workdir({}), { dryRun: true });
     expect(r.code).toBe(1);
     expect(r.stderr.split("\n")[0]).toBe(
-      "job.sql:3:31: error: 'sink.delivery-guarantee' = 'exactly-once' is not implemented yet",
+      "job.sql: error: sink k: 'sink.delivery-guarantee' = 'exactly-once' commits at checkpoints: enable checkpointing (SET 'execution.checkpointing.interval' = '10 s' and 'execution.checkpointing.dir'), or use 'at-least-once'",
     );
   });
 });

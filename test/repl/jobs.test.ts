@@ -92,6 +92,27 @@ describe("weir repl: INSERT jobs in the background", () => {
     expect(readFileSync(out, "utf8").trim().split("\n")).toHaveLength(3);
   });
 
+  it("STOP JOB ... WITH SAVEPOINT is refused (no savepoint is taken) and the job keeps running", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "weir-repl-jobs-"));
+    const s = TmuxShell.start();
+    shell = s;
+    await s.waitFor("weir> ");
+    for (const l of CREATE_TICKS) s.type(l);
+    s.type(
+      `CREATE TABLE ticks_sp (id BIGINT, k INT) WITH ('connector' = 'filesystem', 'path' = '${join(dir, "sp.jsonl")}', 'format' = 'json');`,
+    );
+    await s.waitFor("[INFO] Execute statement succeeded.", 2);
+    s.type("INSERT INTO ticks_sp SELECT id, k FROM ticks;");
+    const id = /Job ID: ([0-9a-f]{32})/.exec(await s.waitFor(/Job ID: [0-9a-f]{32}/))![1]!;
+    await s.waitForPrompt();
+    s.type(`STOP JOB '${id}' WITH SAVEPOINT;`);
+    const screen = await s.waitFor("STOP JOB ... WITH SAVEPOINT is not supported in the shell");
+    expect(screen).toContain("[ERROR] Could not execute SQL statement. Reason:");
+    expect(screen).toContain("kill -USR1");
+    s.type("SHOW JOBS;");
+    expect(jobRow(await s.waitFor(/\d+ rows? in set/), id)[2]).toBe("RUNNING");
+  });
+
   it("STOP JOB of an unknown id is an error and the shell goes on", async () => {
     const s = TmuxShell.start();
     shell = s;

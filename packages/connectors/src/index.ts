@@ -1,5 +1,6 @@
 export * from "./datagen/prng.js";
 export * from "./datagen/source.js";
+export * from "./delivery.js";
 export * from "./embedded-postgres/index.js";
 export * from "./filesystem/arrow-sink.js";
 export * from "./filesystem/arrow-source.js";

@@ -78,6 +78,21 @@ export interface SinkWriterContext {
   readonly cwd: string;
   /** For the `collect` sink: where a bare SELECT's changes go (the CLI prints them). */
   readonly collect?: (batch: ChangeBatch, schema: readonly Field[]) => void;
+  /**
+   * The job's id (kept across restores) and the sink's stable task uid: what an exactly-once
+   * sink records its last committed checkpoint under. Absent outside a job (unit tests).
+   */
+  readonly jobId?: string;
+  readonly sinkId?: string;
+  /** This sink subtask's index (0 of 1 today): part of a Kafka transactional id. */
+  readonly subtaskIndex?: number;
+  /** The checkpoint interval in ms; 0 or absent: the job takes no checkpoints. */
+  readonly checkpointIntervalMs?: number;
+  /**
+   * The job restores a checkpoint: `restore` follows `open`, before any write, so the sink must
+   * not truncate or discard output at open (a file sink continues its file).
+   */
+  readonly restoring?: boolean;
 }
 
 /**
@@ -92,7 +107,23 @@ export interface SinkWriter {
   /** Writes out what is buffered (at-least-once point). */
   flush(): Promise<void>;
   preCommit?(checkpointId: number): Promise<Json>;
+  /**
+   * Checkpoint `checkpointId` is complete: make what `preCommit` returned for it visible. Also
+   * called on restore with the restored checkpoint's pre-commit (after `restore`), so it must be
+   * idempotent: a commit the crash had already done is skipped.
+   */
   commit?(checkpointId: number, preCommitted: Json): Promise<void>;
+  /**
+   * The job restores checkpoint `checkpointId` whose pre-commit for this sink was `preCommitted`
+   * (null without one): the sink continues after it (e.g. a file sink cuts what it wrote after
+   * the checkpoint). Called after `open`, before `commit` of the same checkpoint.
+   */
+  restore?(checkpointId: number, preCommitted: Json): Promise<void>;
+  /**
+   * True when the sink makes writes visible only at `commit` (exactly-once): the job then takes
+   * a final checkpoint when its input ends, so that the last epoch is committed too.
+   */
+  readonly transactional?: boolean;
   close(): Promise<void>;
 }
 

@@ -119,6 +119,7 @@ describe("checkpoint settings", () => {
       mode: "EXACTLY_ONCE",
       numRetained: 1,
       dir: null,
+      savepointDir: null,
     });
     expect(
       checkpointConfig({
@@ -129,6 +130,7 @@ describe("checkpoint settings", () => {
         "execution.checkpointing.max-concurrent-checkpoints": "1",
         "state.checkpoints.num-retained": "3",
         "state.checkpoints.dir": "chk",
+        "state.savepoints.dir": "sp",
       }),
     ).toEqual({
       intervalMs: 10_000,
@@ -137,6 +139,7 @@ describe("checkpoint settings", () => {
       mode: "AT_LEAST_ONCE",
       numRetained: 3,
       dir: "chk",
+      savepointDir: "sp",
     });
     expect(checkpointConfig({ "execution.checkpointing.num-retained": "2" }).numRetained).toBe(2);
   });

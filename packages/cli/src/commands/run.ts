@@ -1,13 +1,16 @@
 import { checkSetting, parseDuration } from "@weir/planner";
 import type { CommandLine } from "../args.js";
 import { UsageError } from "../args.js";
+import { SavepointRequests } from "../engine/checkpointing.js";
 import { Engine } from "../engine/engine.js";
 import type { Output } from "../output.js";
 import { readSource } from "./parse.js";
 
 /**
  * `weir run FILE.sql [--set k=v]... [--dry-run] [--json] [--max-runtime 30s] [--serve]
- * [--restore PATH]`: executes a script (from a checkpoint with `--restore`); `--serve` keeps its materialised views served after the job ends, until Ctrl-C.
+ * [--restore PATH | --from-savepoint PATH]`: executes a script (from a checkpoint with `--restore`,
+ * a savepoint with `--from-savepoint`); `--serve` keeps its materialised views served after the job ends, until Ctrl-C.
+ * SIGUSR1 takes a savepoint of the running job into 'execution.checkpointing.savepoint-dir'.
  * Exit codes: 0 success, 1 SQL or validation errors, 2 runtime failures.
  */
 export async function runCommand(cmd: CommandLine, out: Output): Promise<number> {
@@ -32,8 +35,15 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
         `--max-runtime expects a duration with a unit such as 500ms, 30s, 5min or 1h, got '${max}'`,
       );
   }
-  const restore = cmd.flags.get("restore");
+  let restore = cmd.flags.get("restore");
   if (restore === true) throw new UsageError("--restore needs a checkpoint directory: --restore PATH");
+  const savepoint = cmd.flags.get("from-savepoint");
+  if (savepoint === true)
+    throw new UsageError("--from-savepoint needs a savepoint directory: --from-savepoint PATH");
+  if (savepoint !== undefined && restore !== undefined)
+    throw new UsageError("--restore and --from-savepoint both name where to start: give one of them");
+  // A savepoint has the checkpoint format: the job continues it as it would a checkpoint.
+  restore ??= savepoint;
   const engine = new Engine({
     cwd: process.cwd(),
     out,
@@ -45,6 +55,14 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once("SIGINT", onSigint);
+  const savepoints = new SavepointRequests();
+  const onSigusr1 = () => {
+    if (!savepoints.request())
+      out.err(
+        "SIGUSR1: no savepoint taken: no job is running, or 'execution.checkpointing.savepoint-dir' is not set",
+      );
+  };
+  process.on("SIGUSR1", onSigusr1);
   try {
     return await engine.runScript(source, {
       file,
@@ -52,11 +70,13 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
       json: cmd.flags.has("json"),
       serve: cmd.flags.has("serve"),
       signal: controller.signal,
+      savepoints,
       ...(maxRuntimeMs !== undefined ? { maxRuntimeMs } : {}),
       ...(typeof restore === "string" ? { restore } : {}),
     });
   } finally {
     process.off("SIGINT", onSigint);
+    process.off("SIGUSR1", onSigusr1);
   }
 }
 

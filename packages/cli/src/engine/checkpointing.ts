@@ -16,6 +16,8 @@ export interface CheckpointPlan {
   /** Where completed checkpoints go, or null when checkpointing is off. */
   readonly store: CheckpointStore | null;
   readonly intervalMs: number;
+  /** Where savepoints go (`'execution.checkpointing.savepoint-dir'`; never expired), or null. */
+  readonly savepoints: CheckpointStore | null;
   /** The checkpoint to restore and its `chk-N` directory. */
   readonly restore: { readonly checkpoint: JobCheckpoint; readonly path: string } | null;
 }
@@ -66,22 +68,52 @@ export function planCheckpoints(
       store:
         config.intervalMs > 0 ? new CheckpointStore(resolve(cwd, config.dir!), config.numRetained) : null,
       intervalMs: config.intervalMs,
+      savepoints:
+        config.savepointDir === null
+          ? null
+          : new CheckpointStore(resolve(cwd, config.savepointDir), Number.MAX_SAFE_INTEGER),
       restore: restored,
     },
   };
 }
 
-/** The job options that take and restore checkpoints as `plan` says. */
-export function checkpointJobOptions(plan: CheckpointPlan): Pick<JobOptions, "checkpoint" | "restoreFrom"> {
+/** Savepoint requests: `weir run` emits one on SIGUSR1; the running job subscribes. */
+export class SavepointRequests {
+  private readonly listeners = new Set<() => void>();
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  /** Asks every running job for a savepoint; false when none listens. */
+  request(): boolean {
+    for (const l of this.listeners) l();
+    return this.listeners.size > 0;
+  }
+}
+
+/**
+ * The job options that take and restore checkpoints as `plan` says. A savepoint (requested
+ * through `savepoints`) is a checkpoint written to the savepoint directory, never expired, as
+ * well as to the checkpoint directory (so that the latest checkpoint is never older than what
+ * the sinks committed); `onSavepoint` is told where it went.
+ */
+export function checkpointJobOptions(
+  plan: CheckpointPlan,
+  savepoints?: { readonly requests: SavepointRequests; onSavepoint(path: string): void },
+): Pick<JobOptions, "checkpoint" | "restoreFrom"> {
   const store = plan.store;
+  const spStore = plan.savepoints;
+  const takesSavepoints = spStore !== null && savepoints !== undefined;
   return {
-    ...(store
+    ...(store || takesSavepoints
       ? {
           checkpoint: {
             intervalMs: plan.intervalMs,
-            onCheckpoint: async (cp: JobCheckpoint) => {
-              store.write(cp);
+            onCheckpoint: async (cp: JobCheckpoint, savepoint: boolean) => {
+              store?.write(cp);
+              if (savepoint && spStore !== null) savepoints?.onSavepoint(spStore.write(cp).path);
             },
+            ...(takesSavepoints ? { savepointRequests: savepoints.requests } : {}),
           },
         }
       : {}),

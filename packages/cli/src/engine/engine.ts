@@ -1,4 +1,4 @@
-import { checkReachable, createConnectorRegistry } from "@weir/connectors";
+import { checkReachable, createConnectorRegistry, deliveryProblems } from "@weir/connectors";
 import { type Diagnostic, parse, renderDiagnostic, type Statement } from "@weir/parser";
 import {
   type BoundStatement,
@@ -31,7 +31,12 @@ import {
 } from "@weir/runtime";
 import type { Output } from "../output.js";
 import { renderBox } from "./boxes.js";
-import { type CheckpointPlan, checkpointJobOptions, planCheckpoints } from "./checkpointing.js";
+import {
+  type CheckpointPlan,
+  checkpointJobOptions,
+  planCheckpoints,
+  type SavepointRequests,
+} from "./checkpointing.js";
 import { optionSecrets, renderRuntimeError } from "./errors.js";
 import { Interrupted, MaterializedViews, serveSetting } from "./materialized-views.js";
 import { formatCheckpointSummary, formatSummary, jsonMetrics, ProgressLine } from "./summary.js";
@@ -67,6 +72,11 @@ export interface ScriptOptions {
    * checkpoint); the script's first job starts from it.
    */
   readonly restore?: string;
+  /**
+   * Savepoint requests (SIGUSR1 to `weir run`): the running job takes a savepoint into
+   * `'execution.checkpointing.savepoint-dir'` and the path is printed on standard error.
+   */
+  readonly savepoints?: SavepointRequests;
 }
 
 /** Exit codes of DESIGN.md: 0 success, 1 SQL or validation errors, 2 runtime failures. */
@@ -540,6 +550,11 @@ export class Engine {
       this.out.err(`${opts.file}: error: ${checkpoints.message}`);
       return undefined;
     }
+    const delivery = deliveryProblems(dag, checkpoints.plan.intervalMs);
+    if (delivery.length > 0) {
+      for (const p of delivery) this.out.err(`${opts.file}: error: ${p}`);
+      return undefined;
+    }
     const restored = checkpoints.plan.restore;
     if (restored) {
       try {
@@ -563,7 +578,15 @@ export class Engine {
     let result: JobResult;
     try {
       result = await runJob(dag, {
-        ...checkpointJobOptions(checkpoints),
+        ...checkpointJobOptions(
+          checkpoints,
+          opts.savepoints
+            ? {
+                requests: opts.savepoints,
+                onSavepoint: (path) => this.out.err(`${opts.file}: savepoint written to ${path}`),
+              }
+            : undefined,
+        ),
         ...(progress ? { onProgress: (m) => progress.update(m) } : {}),
         connectors: this.connectors,
         cwd: this.options.cwd,

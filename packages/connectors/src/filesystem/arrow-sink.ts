@@ -56,6 +56,18 @@ export class ArrowFileSink implements SinkWriter {
       throw new ConnectorError("option 'path' is required for the filesystem connector", "user");
     this.encoder = new ArrowBatchEncoder(node.tableSchema);
     this.file = arrowSinkFilePath(path, ctx.cwd);
+    if ((node.options["sink.delivery-guarantee"] ?? "at-least-once") === "exactly-once")
+      throw new ConnectorError(
+        "format 'arrow' has no exactly-once mode (its file is written as it goes and finished at close): use 'at-least-once' or a line format",
+        "user",
+        `file ${this.file}`,
+      );
+    if (ctx.restoring)
+      throw new ConnectorError(
+        "a restored job cannot continue an Arrow IPC file (its footer is written at close, and reopening would truncate the committed output): write to a new path, or use a line format (json, csv) for jobs that restore",
+        "user",
+        `file ${this.file}`,
+      );
     try {
       await mkdir(dirname(this.file), { recursive: true });
       this.fh = await open(this.file, "w");

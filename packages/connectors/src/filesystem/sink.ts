@@ -1,5 +1,6 @@
-import { type FileHandle, mkdir, open } from "node:fs/promises";
-import { dirname, extname, isAbsolute, join, resolve } from "node:path";
+import { constants } from "node:fs";
+import { type FileHandle, mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
+import { basename, dirname, extname, isAbsolute, join, resolve } from "node:path";
 import {
   type ChangeBatch,
   ConnectorError,
@@ -23,23 +24,74 @@ export function sinkFilePath(path: string, cwd: string): string {
     : join(absolute, "part-0");
 }
 
+/** The hidden file an exactly-once sink writes the current epoch to (readers skip dot files). */
+export function inProgressPath(file: string): string {
+  return join(dirname(file), `.${basename(file)}.inprogress`);
+}
+
+/** The hidden file holding the epoch of checkpoint `id` between its pre-commit and its commit. */
+export function stagedPath(file: string, id: number): string {
+  return join(dirname(file), `.${basename(file)}.pending-${id}`);
+}
+
+/** At-least-once: the file's length at the checkpoint. */
+interface AtLeastOnceCommit {
+  readonly file: string;
+  readonly length: number;
+}
+
+/** Exactly-once: the committed length, and the staged epochs (in order) that follow it. */
+interface ExactlyOnceCommit {
+  readonly file: string;
+  readonly committed: number;
+  readonly staged: readonly { readonly id: number; readonly length: number }[];
+}
+
 /**
- * The `filesystem` sink: one line per change, in the table's format. The output file is
- * truncated when the job opens the sink (Flink instead adds new part files next to old ones).
- * `write` only encodes into a buffer; `flush` appends the buffer to the file.
+ * The `filesystem` sink: one line per change, in the table's format, into one file.
+ *
+ * - `'sink.delivery-guarantee'` = `at-least-once` (default) / `none`: lines are appended to the
+ *   file as the job flushes. A job that starts fresh truncates the file; a restored job cuts it
+ *   back to its length at the checkpoint and continues there, so the replay after the checkpoint
+ *   does not double it. A reader may see lines that a crash later cuts away.
+ * - `exactly-once`: lines go to a hidden in-progress file (`.<name>.inprogress`). A checkpoint's
+ *   pre-commit renames it to `.<name>.pending-<id>` (its length is in the checkpoint); the commit,
+ *   once the checkpoint is complete, appends it to the visible file at the committed length and
+ *   deletes it. A restore commits what the checkpoint staged (a staged file that is gone was
+ *   committed) and continues after the committed part: the visible file only ever holds
+ *   committed output, never truncated below it.
  */
 export class FilesystemSink implements SinkWriter {
   private fh: FileHandle | null = null;
   private encoder!: RecordEncoder;
   private pending: string[] = [];
+  /** Bytes in the file being written (the visible file, or the in-progress file). */
   private bytesWritten = 0;
   private file = "";
+  private exactlyOnce = false;
+  /** Exactly-once: the visible file's committed length, and the staged epochs after it. */
+  private committed = 0;
+  private staged: { id: number; length: number }[] = [];
+  /** The CSV header line, written first into a file that starts over. */
+  private header: string | null = null;
+
+  get transactional(): boolean {
+    return this.exactlyOnce;
+  }
 
   async open(ctx: SinkWriterContext): Promise<void> {
     const { node } = ctx;
     const path = node.options.path;
     if (path === undefined)
       throw new ConnectorError("option 'path' is required for the filesystem connector", "user");
+    const guarantee = (node.options["sink.delivery-guarantee"] ?? "at-least-once").toLowerCase();
+    this.exactlyOnce = guarantee === "exactly-once";
+    if (this.exactlyOnce && !((ctx.checkpointIntervalMs ?? 0) > 0))
+      throw new ConnectorError(
+        "'sink.delivery-guarantee' = 'exactly-once' commits at checkpoints: enable checkpointing (SET 'execution.checkpointing.interval' = '10 s' and 'execution.checkpointing.dir'), or use 'at-least-once'",
+        "user",
+        `sink ${node.table}`,
+      );
     const format = formatFactory(node.options.format);
     const options = new FormatOptions(node.options, format.name);
     try {
@@ -50,12 +102,20 @@ export class FilesystemSink implements SinkWriter {
     this.file = sinkFilePath(path, ctx.cwd);
     try {
       await mkdir(dirname(this.file), { recursive: true });
-      this.fh = await open(this.file, "w");
+      // A restored job continues the file (restore cuts it to the checkpoint); a new one replaces it.
+      const visible = await open(this.file, ctx.restoring ? constants.O_RDWR | constants.O_CREAT : "w");
+      if (this.exactlyOnce) {
+        await visible.close();
+        if (!ctx.restoring) await this.removeHidden(() => true);
+        this.fh = await open(inProgressPath(this.file), "w");
+      } else {
+        this.fh = visible;
+      }
     } catch (e) {
       throw new ConnectorError(`cannot open '${path}' for writing: ${(e as Error).message}`, "user");
     }
-    const header = format.name === "csv" ? csvHeader(node.tableSchema, options) : null;
-    if (header !== null) this.pending.push(header);
+    this.header = format.name === "csv" ? csvHeader(node.tableSchema, options) : null;
+    if (this.header !== null && !ctx.restoring) this.pending.push(this.header);
   }
 
   write(batch: ChangeBatch): void {
@@ -72,19 +132,146 @@ export class FilesystemSink implements SinkWriter {
     this.bytesWritten += data.length;
   }
 
-  /** Flushes and reports the file length; the file is the committed output up to that length. */
-  async preCommit(_checkpointId: number): Promise<Json> {
+  /**
+   * At-least-once: flushes and reports the file length. Exactly-once: stages the epoch as
+   * `.<name>.pending-<id>` and reports the committed length and every staged epoch.
+   */
+  async preCommit(checkpointId: number): Promise<Json> {
     await this.flush();
     await this.fh?.sync();
-    return { file: this.file, length: this.bytesWritten };
+    if (!this.exactlyOnce) {
+      const pre: AtLeastOnceCommit = { file: this.file, length: this.bytesWritten };
+      return pre as unknown as Json;
+    }
+    if (this.bytesWritten > 0) {
+      await this.fh?.close();
+      this.fh = null;
+      await rename(inProgressPath(this.file), stagedPath(this.file, checkpointId));
+      this.staged.push({ id: checkpointId, length: this.bytesWritten });
+      this.fh = await open(inProgressPath(this.file), "w");
+      this.bytesWritten = 0;
+    }
+    const pre: ExactlyOnceCommit = { file: this.file, committed: this.committed, staged: [...this.staged] };
+    return pre as unknown as Json;
   }
 
-  async commit(_checkpointId: number, _preCommitted: Json): Promise<void> {}
+  /** Exactly-once: appends the staged epochs up to `checkpointId` to the visible file (idempotent). */
+  async commit(checkpointId: number, preCommitted: Json): Promise<void> {
+    if (!this.exactlyOnce || preCommitted === null) return;
+    const pre = preCommitted as unknown as ExactlyOnceCommit;
+    let at = pre.committed;
+    const visible = await open(this.file, constants.O_RDWR | constants.O_CREAT);
+    try {
+      for (const s of pre.staged) {
+        if (s.id > checkpointId) break;
+        const staged = stagedPath(this.file, s.id);
+        let data: Buffer | null = null;
+        try {
+          data = await readFile(staged);
+        } catch {
+          // Gone: this epoch was committed before (the restore of a checkpoint whose commit ran).
+        }
+        if (data !== null) {
+          if (data.length !== s.length)
+            throw new ConnectorError(
+              `staged file ${staged} has ${data.length} bytes, the checkpoint says ${s.length}`,
+              "internal",
+              `file ${this.file}`,
+            );
+          await visible.write(data, 0, data.length, at);
+          await visible.truncate(at + data.length);
+          await visible.sync();
+          await unlink(staged);
+        } else if ((await visible.stat()).size < at + s.length) {
+          throw new ConnectorError(
+            `the epoch of checkpoint ${s.id} is neither staged (${staged}) nor in the file: the output was changed outside Weir`,
+            "user",
+            `file ${this.file}`,
+          );
+        }
+        at += s.length;
+      }
+    } finally {
+      await visible.close();
+    }
+    this.committed = at;
+    this.staged = this.staged.filter((s) => s.id > checkpointId);
+  }
+
+  /**
+   * A restore of `checkpointId`: at-least-once cuts the file to its length at the checkpoint and
+   * continues there; exactly-once drops what was never staged (the crashed epoch) and epochs staged
+   * after the checkpoint, cuts the visible file to the checkpoint's end, and lets `commit` append
+   * what the checkpoint staged.
+   */
+  async restore(checkpointId: number, preCommitted: Json): Promise<void> {
+    if (preCommitted === null) {
+      // The checkpoint has nothing of this sink (it was not yet in the plan): start the file over.
+      const visible = await open(this.file, constants.O_RDWR | constants.O_CREAT);
+      try {
+        await visible.truncate(0);
+      } finally {
+        await visible.close();
+      }
+      if (this.exactlyOnce) await this.removeHidden((p) => p !== inProgressPath(this.file));
+      else this.bytesWritten = 0;
+      if (this.header !== null) this.pending.unshift(this.header);
+      return;
+    }
+    if (!this.exactlyOnce) {
+      const pre = preCommitted as unknown as AtLeastOnceCommit;
+      if (typeof pre.length !== "number")
+        throw new ConnectorError(
+          `checkpoint ${checkpointId} was taken with 'sink.delivery-guarantee' = 'exactly-once'; restore it with the same guarantee`,
+          "user",
+          `file ${this.file}`,
+        );
+      if ((await this.fh!.stat()).size > pre.length) await this.fh!.truncate(pre.length);
+      this.bytesWritten = pre.length;
+      return;
+    }
+    const pre = preCommitted as unknown as ExactlyOnceCommit;
+    if (!Array.isArray(pre.staged))
+      throw new ConnectorError(
+        `checkpoint ${checkpointId} was taken with 'sink.delivery-guarantee' = 'at-least-once'; restore it with the same guarantee`,
+        "user",
+        `file ${this.file}`,
+      );
+    const keep = new Set(pre.staged.map((s) => stagedPath(this.file, s.id)));
+    await this.removeHidden((p) => !keep.has(p) && p !== inProgressPath(this.file));
+    const end = pre.committed + pre.staged.reduce((n, s) => n + s.length, 0);
+    const size = (await stat(this.file)).size;
+    if (size > end) {
+      const visible = await open(this.file, constants.O_RDWR);
+      try {
+        await visible.truncate(end);
+      } finally {
+        await visible.close();
+      }
+    }
+    this.committed = pre.committed;
+    this.staged = pre.staged.map((s) => ({ ...s }));
+  }
 
   async close(): Promise<void> {
-    await this.flush();
+    if (!this.exactlyOnce) await this.flush();
     const fh = this.fh;
     this.fh = null;
     await fh?.close();
+    // Exactly-once: what was never pre-committed is not output (a restore writes it again).
+    if (this.exactlyOnce) await unlink(inProgressPath(this.file)).catch(() => undefined);
+  }
+
+  /** Deletes this sink's hidden files (`.<name>.inprogress`, `.<name>.pending-N`) that `drop` selects. */
+  private async removeHidden(drop: (path: string) => boolean): Promise<void> {
+    const dir = dirname(this.file);
+    const prefix = `.${basename(this.file)}.`;
+    for (const name of await readdir(dir)) {
+      if (!name.startsWith(prefix)) continue;
+      const rest = name.slice(prefix.length);
+      if (rest !== "inprogress" && !/^pending-\d+$/.test(rest)) continue;
+      const p = join(dir, name);
+      if (drop(p)) await unlink(p).catch(() => undefined);
+    }
   }
 }

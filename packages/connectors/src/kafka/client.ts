@@ -125,6 +125,22 @@ export interface KafkaProducerConfig {
   idempotent: boolean;
   maxInFlightRequests: number;
   allowAutoTopicCreation?: boolean;
+  /** A transactional producer: initialising it fences (aborts) an older one of the same id. */
+  transactionalId?: string;
+  /** ms; the broker aborts a transaction left open this long. */
+  transactionTimeout?: number;
+}
+
+/** An open transaction of a transactional producer. */
+export interface KafkaTransaction {
+  send(record: { topic: string; acks: number; messages: KafkaOutgoingMessage[] }): Promise<unknown>;
+  /** Commits consumer-group offsets as part of the transaction (visible only if it commits). */
+  sendOffsets(offsets: {
+    consumerGroupId: string;
+    topics: { topic: string; partitions: { partition: number; offset: string }[] }[];
+  }): Promise<void>;
+  commit(): Promise<void>;
+  abort(): Promise<void>;
 }
 
 export interface KafkaOutgoingMessage {
@@ -140,6 +156,8 @@ export interface KafkaProducer {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   send(record: { topic: string; acks: number; messages: KafkaOutgoingMessage[] }): Promise<unknown>;
+  /** Begins a transaction (transactional producers only). */
+  transaction(): Promise<KafkaTransaction>;
 }
 
 /** A {@link KafkaConnect} over the real kafkajs client (its own logging off: errors surface as exceptions). */

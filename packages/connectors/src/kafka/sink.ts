@@ -1,7 +1,14 @@
 import type { SinkNode } from "@weir/planner";
-import { type ChangeBatch, ConnectorError, Op, type SinkWriter, type SinkWriterContext } from "@weir/runtime";
+import {
+  type ChangeBatch,
+  ConnectorError,
+  type Json,
+  Op,
+  type SinkWriter,
+  type SinkWriterContext,
+} from "@weir/runtime";
 import { FormatOptions } from "../formats/format.js";
-import type { KafkaClient, KafkaConnect, KafkaOutgoingMessage, KafkaProducer } from "./client.js";
+import type { KafkaAdmin, KafkaClient, KafkaConnect, KafkaOutgoingMessage, KafkaProducer } from "./client.js";
 import { type MessageEncoder, messageEncoder } from "./codec.js";
 import { connectionConfig, type KafkaColumn, type KafkaLayout, kafkaLayout, topicList } from "./options.js";
 
@@ -10,6 +17,41 @@ const SEND_CHUNK = 5_000;
 const CHANGELOG_FORMATS = new Set(["changelog-json", "debezium-json"]);
 
 type Partitioner = "default" | "fixed" | "round-robin";
+
+/** The transaction timeout when `'properties.transaction.timeout.ms'` is not set (the client's default). */
+export const DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000;
+
+/**
+ * What stops a Kafka sink's `'sink.delivery-guarantee'` from working with this checkpoint interval
+ * (0: no checkpoints), or null: exactly-once needs checkpointing, a `'sink.transactional-id-prefix'`
+ * and a transaction timeout longer than the interval. Checked at open and by `--dry-run`.
+ */
+export function kafkaDeliveryProblem(
+  options: Readonly<Record<string, string>>,
+  checkpointIntervalMs: number,
+): string | null {
+  if ((options["sink.delivery-guarantee"] ?? "at-least-once") !== "exactly-once") return null;
+  if (checkpointIntervalMs <= 0)
+    return "'sink.delivery-guarantee' = 'exactly-once' commits at checkpoints: enable checkpointing (SET 'execution.checkpointing.interval' = '10 s' and 'execution.checkpointing.dir'), or use 'at-least-once'";
+  const prefix = options["sink.transactional-id-prefix"];
+  if (prefix === undefined || prefix.trim() === "")
+    return "'sink.delivery-guarantee' = 'exactly-once' needs 'sink.transactional-id-prefix' (unique per job writing to the cluster, stable across restores)";
+  const text = options["properties.transaction.timeout.ms"];
+  const timeout = text === undefined ? DEFAULT_TRANSACTION_TIMEOUT_MS : Number(text);
+  if (!Number.isInteger(timeout) || timeout <= 0)
+    return `'properties.transaction.timeout.ms' = '${text}' is not a positive number of milliseconds`;
+  if (timeout <= checkpointIntervalMs)
+    return `'properties.transaction.timeout.ms' (${timeout} ms${text === undefined ? ", the default" : ""}) must be larger than the checkpoint interval (${checkpointIntervalMs} ms): raise it (at most the broker's transaction.max.timeout.ms) or checkpoint more often`;
+  return null;
+}
+
+/** Exactly-once: the messages of one epoch (between two checkpoints), staged until it commits. */
+interface KafkaEpoch {
+  readonly id: number;
+  readonly messages: readonly KafkaOutgoingMessage[];
+  /** The same, as checkpoint JSON. */
+  readonly json: Json;
+}
 
 /**
  * The `kafka` and `upsert-kafka` sinks, through an idempotent producer (`maxInFlightRequests` 1,
@@ -69,6 +111,14 @@ export class KafkaSinkWriter implements SinkWriter {
   private roundRobin = 0;
   private pending: KafkaOutgoingMessage[] = [];
   private table = "";
+  /** Exactly-once: the progress group and its admin client, and the staged epochs. */
+  private exactlyOnce: { readonly group: string; readonly admin: KafkaAdmin } | null = null;
+  private staged: KafkaEpoch[] = [];
+  private eosRequested = false;
+
+  get transactional(): boolean {
+    return this.eosRequested;
+  }
 
   /** Index in the row of the writable `timestamp` / `headers` metadata columns, or -1. */
   private timestampColumn = -1;
@@ -109,12 +159,15 @@ export class KafkaSinkWriter implements SinkWriter {
     }
     this.partitioner = partitioner;
     const guarantee = options["sink.delivery-guarantee"] ?? "at-least-once";
-    if (guarantee === "exactly-once") {
+    this.eosRequested = guarantee === "exactly-once";
+    const problem = kafkaDeliveryProblem(options, ctx.checkpointIntervalMs ?? 0);
+    if (problem !== null) throw new ConnectorError(problem, "user", `table ${node.table}`);
+    if (this.eosRequested && !(ctx.jobId && ctx.sinkId))
       throw new ConnectorError(
-        `table ${node.table}: 'sink.delivery-guarantee' = 'exactly-once' is not implemented yet (use 'at-least-once')`,
+        "'sink.delivery-guarantee' = 'exactly-once' runs only in a checkpointed job",
         "user",
+        `table ${node.table}`,
       );
-    }
 
     this.client = this.connect(connectionConfig(options, node.table));
     if (this.partitioner === "round-robin") {
@@ -134,7 +187,34 @@ export class KafkaSinkWriter implements SinkWriter {
         await admin.disconnect().catch(() => undefined);
       }
     }
-    const producer = this.client.producer({ idempotent: true, maxInFlightRequests: 1 });
+    let transactionalId: string | undefined;
+    if (this.eosRequested) {
+      // Stable per sink subtask: a restarted job's producer fences the crashed one's.
+      transactionalId = `${options["sink.transactional-id-prefix"]}-${ctx.subtaskIndex ?? 0}`;
+      const admin = this.client.admin();
+      try {
+        await admin.connect();
+      } catch (e) {
+        throw new ConnectorError(
+          `cannot connect to Kafka: ${(e as Error).message}`,
+          "external",
+          `table ${node.table}`,
+          true,
+        );
+      }
+      this.exactlyOnce = { group: `${transactionalId}.weir-progress.${ctx.jobId}`, admin };
+    }
+    const timeout = options["properties.transaction.timeout.ms"];
+    const producer = this.client.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      ...(transactionalId !== undefined
+        ? {
+            transactionalId,
+            transactionTimeout: timeout === undefined ? DEFAULT_TRANSACTION_TIMEOUT_MS : Number(timeout),
+          }
+        : {}),
+    });
     try {
       await producer.connect();
     } catch (e) {
@@ -201,9 +281,10 @@ export class KafkaSinkWriter implements SinkWriter {
     }
   }
 
+  /** Sends the buffer (at-least-once); exactly-once keeps it for the checkpoint's epoch. */
   async flush(): Promise<void> {
     const producer = this.producer;
-    if (producer === null || this.pending.length === 0) return;
+    if (producer === null || this.pending.length === 0 || this.exactlyOnce !== null) return;
     const messages = this.pending;
     this.pending = [];
     for (let i = 0; i < messages.length; i += SEND_CHUNK) {
@@ -220,6 +301,84 @@ export class KafkaSinkWriter implements SinkWriter {
     }
   }
 
+  /**
+   * Exactly-once: the buffer becomes epoch `checkpointId`; the checkpoint holds every epoch not yet
+   * committed (this one and those of aborted checkpoints), encoded, so that a restored job can
+   * write them if the crash came before the commit.
+   */
+  async preCommit(checkpointId: number): Promise<Json> {
+    if (this.exactlyOnce === null) return null;
+    if (this.pending.length > 0) {
+      const messages = this.pending;
+      this.pending = [];
+      this.staged.push({ id: checkpointId, messages, json: messages.map(encodeMessage) });
+    }
+    return {
+      version: 1,
+      epochs: this.staged.map((e) => ({ id: e.id, messages: e.json })),
+    };
+  }
+
+  /**
+   * Exactly-once: checkpoint `checkpointId` is complete. Unless the progress group says it was
+   * committed already (a restore of a checkpoint whose commit ran), one transaction writes the
+   * staged epochs after the last committed checkpoint and, through `sendOffsets`, records
+   * `checkpointId` as the progress group's offset of partition 0 of the topic: the records and
+   * the progress become visible to `read_committed` consumers together, or not at all.
+   */
+  async commit(checkpointId: number, preCommitted: Json): Promise<void> {
+    const eo = this.exactlyOnce;
+    const producer = this.producer;
+    if (eo === null || producer === null) return;
+    const pre = preCommitted as { epochs?: { id: number; messages: Json[] }[] } | null;
+    const epochs = (pre?.epochs ?? []).filter((e) => e.id <= checkpointId);
+    const where = `table ${this.table}`;
+    let last: number;
+    try {
+      last = await this.committedCheckpoint(eo);
+    } catch (e) {
+      throw new ConnectorError(
+        `cannot read the progress of group ${eo.group}: ${(e as Error).message}`,
+        "external",
+        where,
+        true,
+      );
+    }
+    if (last < checkpointId) {
+      const txn = await producer.transaction();
+      try {
+        for (const e of epochs) {
+          if (e.id <= last) continue;
+          const messages = e.messages.map(decodeMessage);
+          for (let i = 0; i < messages.length; i += SEND_CHUNK)
+            await txn.send({ topic: this.topic, acks: -1, messages: messages.slice(i, i + SEND_CHUNK) });
+        }
+        await txn.sendOffsets({
+          consumerGroupId: eo.group,
+          topics: [{ topic: this.topic, partitions: [{ partition: 0, offset: String(checkpointId) }] }],
+        });
+        await txn.commit();
+      } catch (e) {
+        await txn.abort().catch(() => undefined);
+        throw new ConnectorError(
+          `cannot commit the transaction of checkpoint ${checkpointId} to topic ${this.topic}: ${(e as Error).message}`,
+          "external",
+          where,
+          true,
+        );
+      }
+    }
+    this.staged = this.staged.filter((e) => e.id > checkpointId);
+  }
+
+  /** The last checkpoint the progress group recorded as committed (−1: none). */
+  private async committedCheckpoint(eo: { group: string; admin: KafkaAdmin }): Promise<number> {
+    const offsets = await eo.admin.fetchOffsets({ groupId: eo.group, topics: [this.topic] });
+    const p0 = offsets.find((t) => t.topic === this.topic)?.partitions.find((p) => p.partition === 0);
+    const n = p0 === undefined ? -1 : Number(p0.offset);
+    return Number.isFinite(n) ? n : -1;
+  }
+
   async close(): Promise<void> {
     const producer = this.producer;
     if (producer === null) return;
@@ -228,6 +387,29 @@ export class KafkaSinkWriter implements SinkWriter {
     } finally {
       this.producer = null;
       await producer.disconnect().catch(() => undefined);
+      await this.exactlyOnce?.admin.disconnect().catch(() => undefined);
     }
   }
+}
+
+/** A message as checkpoint JSON: key, value and header values in base64. */
+function encodeMessage(m: KafkaOutgoingMessage): Json {
+  const b64 = (x: Buffer | string | null) => (x === null ? null : Buffer.from(x).toString("base64"));
+  const out: { [k: string]: Json } = { k: b64(m.key), v: b64(m.value) };
+  if (m.partition !== undefined) out.p = m.partition;
+  if (m.timestamp !== undefined) out.t = m.timestamp;
+  if (m.headers !== undefined)
+    out.h = Object.fromEntries(Object.entries(m.headers).map(([k, v]) => [k, v.toString("base64")]));
+  return out;
+}
+
+function decodeMessage(j: Json): KafkaOutgoingMessage {
+  const o = j as { k: string | null; v: string | null; p?: number; t?: string; h?: Record<string, string> };
+  const buf = (x: string | null) => (x === null ? null : Buffer.from(x, "base64"));
+  const m: KafkaOutgoingMessage = { key: buf(o.k), value: buf(o.v) };
+  if (o.p !== undefined) m.partition = o.p;
+  if (o.t !== undefined) m.timestamp = o.t;
+  if (o.h !== undefined)
+    m.headers = Object.fromEntries(Object.entries(o.h).map(([k, v]) => [k, Buffer.from(v, "base64")]));
+  return m;
 }

@@ -18,6 +18,13 @@ export interface PostgresOptions {
   readonly versionColumn: string | null;
   readonly createTable: boolean;
   readonly fetchSize: number;
+  /**
+   * `'sink.delivery-guarantee'`: `at-least-once` (default, Flink's JDBC sink) flushes as it goes
+   * and may replay after a restore; `exactly-once` writes each checkpoint's changes at commit in
+   * one transaction with the sink's progress row; `none` flushes as it goes (no difference from
+   * at-least-once for this sink, whose flushes are awaited at checkpoints).
+   */
+  readonly deliveryGuarantee: "none" | "at-least-once" | "exactly-once";
 }
 
 export interface PgConnectionSettings {
@@ -64,7 +71,23 @@ export function readPostgresOptions(
     versionColumn: options["sink.version-column"] ?? null,
     createTable: (options["sink.create-table"] ?? "false").toLowerCase() === "true",
     fetchSize: Math.max(1, intOption(options, "scan.fetch-size", 1000, where)),
+    deliveryGuarantee: deliveryGuarantee(options, where),
   };
+}
+
+function deliveryGuarantee(
+  o: Readonly<Record<string, string>>,
+  where: string,
+): PostgresOptions["deliveryGuarantee"] {
+  const text = o["sink.delivery-guarantee"];
+  if (text === undefined) return "at-least-once";
+  const v = text.trim().toLowerCase();
+  if (v === "none" || v === "at-least-once" || v === "exactly-once") return v;
+  throw new ConnectorError(
+    `option 'sink.delivery-guarantee' = '${text}' is not one of 'none', 'at-least-once', 'exactly-once'`,
+    "user",
+    where,
+  );
 }
 
 /**

@@ -3,6 +3,9 @@ import { formatType } from "@weir/planner";
 import {
   type ChangeBatch,
   ConnectorError,
+  decodeJson,
+  encodeJson,
+  type Json,
   keyCodec,
   Op,
   type Row,
@@ -11,14 +14,32 @@ import {
 } from "@weir/runtime";
 import { connectPg, isConnectionError, type PgConnect, type PgConnection, sqlState } from "./client.js";
 import { type PostgresOptions, readPostgresOptions } from "./options.js";
-import { type ReducedChanges, UpsertReducer } from "./reduce.js";
+import { SinkProgress } from "./progress.js";
+import { type PendingKey, type ReducedChanges, UpsertReducer } from "./reduce.js";
 import { type Statement, StatementBuilder } from "./statements.js";
 import { bindTable, createTableSql } from "./table.js";
 
 /** What one flush writes, in one transaction. */
 type FlushBatch =
   | { readonly kind: "upsert"; readonly reduced: ReducedChanges }
-  | { readonly kind: "append"; readonly rows: readonly Row[] };
+  | { readonly kind: "append"; readonly rows: readonly Row[] }
+  /** Exactly-once: the epochs of a completed checkpoint, with the sink's progress row. */
+  | { readonly kind: "commit"; readonly checkpointId: number; readonly epochs: readonly Epoch[] };
+
+/** Exactly-once: the changes written between two checkpoints, staged until the checkpoint commits. */
+interface Epoch {
+  /** The checkpoint whose barrier ended the epoch. */
+  readonly id: number;
+  readonly changes:
+    | { readonly kind: "upsert"; readonly reduced: ReducedChanges }
+    | { readonly kind: "append"; readonly rows: readonly Row[] };
+}
+
+/** What an exactly-once sink's pre-commit puts into the checkpoint: every uncommitted epoch up to it. */
+interface PreCommitted {
+  readonly version: 1;
+  readonly epochs: readonly Json[];
+}
 
 export interface PostgresSinkDeps {
   /** Opens connections; default: the real `pg` client with the table's connection options. */
@@ -77,6 +98,9 @@ export class PostgresSinkWriter implements SinkWriter {
   /** The tail of the flush queue; never rejects (failures land in `failure`). */
   private chain: Promise<void> = Promise.resolve();
   private failure: Error | null = null;
+  /** Exactly-once: the progress row (set at open), and the pre-committed epochs not yet committed. */
+  private progress: SinkProgress | null = null;
+  private staged: { readonly epoch: Epoch; readonly json: Json }[] = [];
 
   constructor(
     private readonly node: SinkNode,
@@ -120,8 +144,20 @@ export class PostgresSinkWriter implements SinkWriter {
     }
   }
 
+  /** Exactly-once: writes become visible only when their checkpoint commits. */
+  get transactional(): boolean {
+    return this.opts.deliveryGuarantee === "exactly-once";
+  }
+
   async open(ctx: SinkWriterContext): Promise<void> {
     this.ctx = ctx;
+    if (this.transactional && !((ctx.checkpointIntervalMs ?? 0) > 0 && ctx.jobId && ctx.sinkId)) {
+      throw new ConnectorError(
+        "'sink.delivery-guarantee' = 'exactly-once' commits at checkpoints: enable checkpointing (SET 'execution.checkpointing.interval' = '10 s' and 'execution.checkpointing.dir'), or use 'at-least-once'",
+        "user",
+        `sink ${this.node.table}`,
+      );
+    }
     let conn: PgConnection;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -149,6 +185,10 @@ export class PostgresSinkWriter implements SinkWriter {
     const table = await bindTable(conn, this.opts.table, fields, this.key, true);
     this.tableName = table.display;
     this.statements = new StatementBuilder(table, this.key, this.version);
+    if (this.transactional) {
+      this.progress = new SinkProgress(table.schema, ctx.jobId!, ctx.sinkId!);
+      await this.progress.ensureTable(conn);
+    }
     if (this.key !== null)
       this.reducer = new UpsertReducer(
         keyCodec(
@@ -173,7 +213,8 @@ export class PostgresSinkWriter implements SinkWriter {
       if (reducer !== null) {
         reducer.add(op, row);
         // A flush never falls between a -U and its +U.
-        if (max > 0 && reducer.changes >= max && op !== Op.UPDATE_BEFORE) this.enqueue();
+        if (max > 0 && reducer.changes >= max && op !== Op.UPDATE_BEFORE && this.progress === null)
+          this.enqueue();
       } else {
         if (op !== Op.INSERT && op !== Op.UPDATE_AFTER) {
           throw new ConnectorError(
@@ -183,17 +224,75 @@ export class PostgresSinkWriter implements SinkWriter {
           );
         }
         this.appendRows.push(row);
-        if (max > 0 && this.appendRows.length >= max) this.enqueue();
+        if (max > 0 && this.appendRows.length >= max && this.progress === null) this.enqueue();
       }
     }
+    if (this.progress !== null) return;
     const interval = this.opts.intervalMs;
     if (interval > 0 && Date.now() - this.lastFlushAt >= interval) this.enqueue();
   }
 
+  /** Writes out the buffer (at-least-once); exactly-once keeps it for the checkpoint's epoch. */
   async flush(): Promise<void> {
-    this.enqueue();
+    if (this.progress === null) this.enqueue();
     await this.chain;
     if (this.failure) throw this.failure;
+  }
+
+  /**
+   * Exactly-once: the buffer becomes epoch `checkpointId`, staged in memory and — what this
+   * returns — in the checkpoint, together with the epochs of aborted checkpoints not yet
+   * committed, so that a restored job can commit them if the crash came before the commit.
+   */
+  async preCommit(checkpointId: number): Promise<Json> {
+    if (this.progress === null) return null;
+    if (this.failure) throw this.failure;
+    const changes = this.takeBuffer();
+    if (changes !== null) {
+      const epoch: Epoch = { id: checkpointId, changes };
+      this.staged.push({ epoch, json: encodeEpoch(epoch) });
+    }
+    const pre: PreCommitted = { version: 1, epochs: this.staged.map((s) => s.json) };
+    return pre as unknown as Json;
+  }
+
+  /**
+   * Exactly-once: a restore of checkpoint `checkpointId` (its epochs are re-committed next). One
+   * older than what the progress row says was committed is refused: the restored job's epochs
+   * would not line up with the committed ones.
+   */
+  async restore(checkpointId: number, _preCommitted: Json): Promise<void> {
+    if (this.progress === null) return;
+    const last = await this.progress.read(await this.connection());
+    if (last > checkpointId) {
+      throw new ConnectorError(
+        `cannot restore checkpoint ${checkpointId}: this exactly-once sink already committed checkpoint ${last} (${this.progress.display}, job ${this.progress.jobId}); restore the latest checkpoint, or start without --restore into an emptied table`,
+        "user",
+        `sink ${this.node.table}`,
+      );
+    }
+  }
+
+  /**
+   * Exactly-once: checkpoint `checkpointId` is complete: its epochs (and those of earlier aborted
+   * checkpoints) are written in one transaction with the progress row, skipping what the row says
+   * was committed already (a restore re-commits its checkpoint).
+   */
+  async commit(checkpointId: number, preCommitted: Json): Promise<void> {
+    if (this.progress === null) return;
+    const pre = preCommitted as unknown as PreCommitted | null;
+    const epochs = pre === null ? [] : pre.epochs.map(decodeEpoch).filter((e) => e.id <= checkpointId);
+    this.chain = this.chain.then(async () => {
+      if (this.failure) return;
+      try {
+        await this.writeBatch({ kind: "commit", checkpointId, epochs });
+      } catch (e) {
+        this.failure = e instanceof Error ? e : new Error(String(e));
+      }
+    });
+    await this.chain;
+    if (this.failure) throw this.failure;
+    this.staged = this.staged.filter((s) => s.epoch.id > checkpointId);
   }
 
   /** Waits for queued flushes and disconnects; changes buffered since the last flush are dropped (the job flushes before a normal close). */
@@ -204,18 +303,23 @@ export class PostgresSinkWriter implements SinkWriter {
     if (conn) await conn.end();
   }
 
+  /** The buffered changes, taken out of the buffer (null when it is empty). */
+  private takeBuffer(): Epoch["changes"] | null {
+    if (this.reducer !== null) {
+      if (this.reducer.changes === 0) return null;
+      return { kind: "upsert", reduced: this.reducer.take() };
+    }
+    if (this.appendRows.length === 0) return null;
+    const rows = this.appendRows;
+    this.appendRows = [];
+    return { kind: "append", rows };
+  }
+
   /** Cuts the buffer into a batch and queues its transaction behind the ones in flight. */
   private enqueue(): void {
     this.lastFlushAt = Date.now();
-    let batch: FlushBatch;
-    if (this.reducer !== null) {
-      if (this.reducer.changes === 0) return;
-      batch = { kind: "upsert", reduced: this.reducer.take() };
-    } else {
-      if (this.appendRows.length === 0) return;
-      batch = { kind: "append", rows: this.appendRows };
-      this.appendRows = [];
-    }
+    const batch: FlushBatch | null = this.takeBuffer();
+    if (batch === null) return;
     this.chain = this.chain.then(async () => {
       if (this.failure) return;
       try {
@@ -231,18 +335,20 @@ export class PostgresSinkWriter implements SinkWriter {
     });
   }
 
+  private statementsOf(batch: Epoch["changes"]): Statement[] {
+    return batch.kind === "upsert"
+      ? [...this.statements.deletes(batch.reduced.deletes), ...this.statements.upserts(batch.reduced.upserts)]
+      : this.statements.inserts(batch.rows);
+  }
+
   private async writeBatch(batch: FlushBatch): Promise<void> {
-    const stmts: Statement[] =
-      batch.kind === "upsert"
-        ? [
-            ...this.statements.deletes(batch.reduced.deletes),
-            ...this.statements.upserts(batch.reduced.upserts),
-          ]
-        : this.statements.inserts(batch.rows);
+    const stmts: Statement[] = batch.kind === "commit" ? [] : this.statementsOf(batch);
     const metrics = this.ctx.metrics;
+    let written: readonly Epoch[] = [];
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.transaction(stmts);
+        if (batch.kind === "commit") written = await this.commitTransaction(batch.checkpointId, batch.epochs);
+        else await this.transaction(stmts);
         break;
       } catch (e) {
         if (!isConnectionError(e)) throw this.statementError(e);
@@ -260,12 +366,41 @@ export class PostgresSinkWriter implements SinkWriter {
       }
     }
     metrics.set("flushes", (metrics.get("flushes") ?? 0) + 1);
-    if (batch.kind === "upsert") {
-      metrics.set("rowsUpserted", (metrics.get("rowsUpserted") ?? 0) + batch.reduced.upserts.length);
-      metrics.set("rowsDeleted", (metrics.get("rowsDeleted") ?? 0) + batch.reduced.deletes.length);
-    } else {
-      metrics.set("rowsInserted", (metrics.get("rowsInserted") ?? 0) + batch.rows.length);
+    const counted = batch.kind === "commit" ? written.map((e) => e.changes) : [batch];
+    for (const c of counted) {
+      if (c.kind === "upsert") {
+        metrics.set("rowsUpserted", (metrics.get("rowsUpserted") ?? 0) + c.reduced.upserts.length);
+        metrics.set("rowsDeleted", (metrics.get("rowsDeleted") ?? 0) + c.reduced.deletes.length);
+      } else {
+        metrics.set("rowsInserted", (metrics.get("rowsInserted") ?? 0) + c.rows.length);
+      }
     }
+  }
+
+  /**
+   * One transaction: lock the progress row; write the epochs after the checkpoint it names; set
+   * it to `checkpointId`; COMMIT. Returns the epochs written (none when already committed).
+   * Replayed whole after a lost connection, it cannot write an epoch twice.
+   */
+  private async commitTransaction(checkpointId: number, epochs: readonly Epoch[]): Promise<readonly Epoch[]> {
+    const progress = this.progress!;
+    const conn = await this.connection();
+    await conn.query("BEGIN");
+    let todo: readonly Epoch[] = [];
+    try {
+      const last = await progress.lock(conn);
+      if (last < checkpointId) {
+        todo = epochs.filter((e) => e.id > last);
+        for (const e of todo)
+          for (const s of this.statementsOf(e.changes)) await conn.query(s.text, s.values);
+        await progress.set(conn, checkpointId);
+      }
+    } catch (e) {
+      if (!isConnectionError(e)) await conn.query("ROLLBACK").catch(() => undefined);
+      throw e;
+    }
+    await conn.query("COMMIT");
+    return todo;
   }
 
   private async transaction(stmts: readonly Statement[]): Promise<void> {
@@ -304,4 +439,33 @@ export class PostgresSinkWriter implements SinkWriter {
       `sink ${this.node.table}`,
     );
   }
+}
+
+/** An epoch as checkpoint JSON (rows through the state codec: bigint, bytes, …). */
+function encodeEpoch(e: Epoch): Json {
+  const c = e.changes;
+  if (c.kind === "append") return { id: e.id, kind: "append", rows: encodeJson(c.rows) };
+  return {
+    id: e.id,
+    kind: "upsert",
+    deletes: encodeJson(c.reduced.deletes.map((d) => [d.deleteRow, d.deleteVersion])),
+    upserts: encodeJson(c.reduced.upserts),
+    changes: c.reduced.changes,
+  };
+}
+
+function decodeEpoch(j: Json): Epoch {
+  const o = j as { id: number; kind: string; rows?: Json; deletes?: Json; upserts?: Json; changes?: number };
+  if (o.kind === "append")
+    return { id: o.id, changes: { kind: "append", rows: decodeJson(o.rows!) as Row[] } };
+  const deletes = (decodeJson(o.deletes!) as [Row | null, unknown][]).map(
+    ([deleteRow, deleteVersion]): PendingKey => ({ deleteRow, deleteVersion, upsert: null }),
+  );
+  return {
+    id: o.id,
+    changes: {
+      kind: "upsert",
+      reduced: { deletes, upserts: decodeJson(o.upserts!) as Row[], changes: o.changes ?? 0 },
+    },
+  };
 }

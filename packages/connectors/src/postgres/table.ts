@@ -15,6 +15,8 @@ export interface BoundTable {
   readonly sql: string;
   /** `schema.table` for messages. */
   readonly display: string;
+  /** The schema the table was found in (unquoted). */
+  readonly schema: string;
   /** Per Weir column, in Weir order. */
   readonly columns: readonly BoundColumn[];
   /** The table's primary key column names (Postgres spelling), in key order. */
@@ -137,6 +139,7 @@ export async function bindTable(
   return {
     sql: `${quoteIdent(schema)}.${quoteIdent(name)}`,
     display: `${schema}.${name}`,
+    schema,
     columns,
     primaryKey,
   };

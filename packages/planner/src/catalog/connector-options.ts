@@ -144,6 +144,12 @@ const sinkBuffer: OptionSpec[] = [
   { key: "sink.buffer-flush.interval", type: duration, description: "flush at least this often" },
   { key: "sink.max-retries", type: int(0), description: "retries of a failed flush" },
   { key: "sink.parallelism", type: oneOf("1"), description: "one writer (Weir writes with parallelism 1)" },
+  {
+    key: "sink.delivery-guarantee",
+    type: oneOf("none", "at-least-once", "exactly-once"),
+    description:
+      "'exactly-once': each checkpoint's changes in one transaction with a progress row (weir_sink_progress), at commit",
+  },
 ];
 
 export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
@@ -171,6 +177,12 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
         key: "sink.parallelism",
         type: oneOf("1"),
         description: "one writer (Weir writes with parallelism 1)",
+      },
+      {
+        key: "sink.delivery-guarantee",
+        type: oneOf("none", "at-least-once", "exactly-once"),
+        description:
+          "'exactly-once': output is written to a hidden in-progress file and becomes visible when its checkpoint commits",
       },
     ],
   },
@@ -489,22 +501,6 @@ export function validateOptions(
             : "postgres://user@host:port/database (or jdbc:postgresql://host:port/database)",
       });
     }
-  }
-  if (spec.name === "kafka" && options.get("sink.delivery-guarantee") === "exactly-once") {
-    problems.push({
-      key: "sink.delivery-guarantee",
-      at: "value",
-      message: "'sink.delivery-guarantee' = 'exactly-once' is not implemented yet",
-      hint: "use 'at-least-once' (the default)",
-    });
-  }
-  if (spec.name === "kafka" && options.has("sink.transactional-id-prefix")) {
-    problems.push({
-      key: "sink.transactional-id-prefix",
-      at: "key",
-      message:
-        "'sink.transactional-id-prefix' is used only by 'exactly-once' delivery, which is not implemented yet",
-    });
   }
   if (spec.name === "kafka" && !options.has("topic") && !options.has("topic-pattern")) {
     problems.push({

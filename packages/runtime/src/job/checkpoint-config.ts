@@ -17,6 +17,8 @@ export interface CheckpointConfig {
   readonly numRetained: number;
   /** `'execution.checkpointing.dir'` / `'state.checkpoints.dir'`, as written (relative to the script), or null. */
   readonly dir: string | null;
+  /** `'execution.checkpointing.savepoint-dir'` / `'state.savepoints.dir'`, as written, or null. */
+  readonly savepointDir: string | null;
 }
 
 export const CHECKPOINT_SETTINGS = {
@@ -29,6 +31,8 @@ export const CHECKPOINT_SETTINGS = {
   numRetainedNew: "execution.checkpointing.num-retained",
   dir: "execution.checkpointing.dir",
   dirOld: "state.checkpoints.dir",
+  savepointDir: "execution.checkpointing.savepoint-dir",
+  savepointDirOld: "state.savepoints.dir",
 } as const;
 
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
@@ -72,6 +76,12 @@ export function checkpointConfig(settings: Readonly<Record<string, string>>): Ch
   const dirB = settings[S.dirOld]?.trim() || undefined;
   if (dirA !== undefined && dirB !== undefined && dirA !== dirB)
     throw new Error(`'${S.dir}' = '${dirA}' and '${S.dirOld}' = '${dirB}' disagree; set one of them`);
+  const spA = settings[S.savepointDir]?.trim() || undefined;
+  const spB = settings[S.savepointDirOld]?.trim() || undefined;
+  if (spA !== undefined && spB !== undefined && spA !== spB)
+    throw new Error(
+      `'${S.savepointDir}' = '${spA}' and '${S.savepointDirOld}' = '${spB}' disagree; set one of them`,
+    );
   return {
     intervalMs,
     timeoutMs,
@@ -79,5 +89,6 @@ export function checkpointConfig(settings: Readonly<Record<string, string>>): Ch
     mode,
     numRetained: a ?? b ?? 1,
     dir: dirA ?? dirB ?? null,
+    savepointDir: spA ?? spB ?? null,
   };
 }

@@ -97,6 +97,11 @@ export class SinkTask implements Task {
   private failure: { readonly error: unknown } | null = null;
   /** Pre-committed transactions by checkpoint id, until completed or aborted. */
   private readonly pending = new Map<number, Json>();
+  /** Set by the job before `open`: who the sink is and how the job checkpoints. */
+  identity: Pick<
+    SinkWriterContext,
+    "jobId" | "sinkId" | "subtaskIndex" | "checkpointIntervalMs" | "restoring"
+  > = {};
 
   constructor(
     readonly node: SinkNode,
@@ -112,7 +117,14 @@ export class SinkTask implements Task {
       settings: ctx.settings,
       cwd: this.cwd,
       ...(this.collect ? { collect: this.collect } : {}),
+      ...this.identity,
     });
+  }
+
+  /** Loads the restored checkpoint's pre-commit into the writer (before its re-commit). */
+  async restoreSink(checkpointId: number, own: Json): Promise<void> {
+    const pre = (own as unknown as SinkOwnState | null)?.preCommitted ?? null;
+    if (this.writer.restore) await this.writer.restore(checkpointId, pre);
   }
 
   processBatch(_input: number, batch: ChangeBatch): void {

@@ -37,8 +37,16 @@ export interface JobOptions {
     readonly timeoutMs?: number;
     /** Least time from the end of a checkpoint to the next trigger; default `'execution.checkpointing.min-pause'`. */
     readonly minPauseMs?: number;
-    /** Stores a complete checkpoint durably; sinks commit once it resolves. */
-    onCheckpoint?(cp: JobCheckpoint): Promise<void>;
+    /**
+     * Stores a complete checkpoint durably; sinks commit once it resolves. `savepoint`: it was
+     * taken for {@link Job.requestSavepoint} (store it where savepoints go, as well).
+     */
+    onCheckpoint?(cp: JobCheckpoint, savepoint: boolean): Promise<void>;
+    /**
+     * Savepoint requests (e.g. SIGUSR1 to `weir run`): the job takes one at its next turn, even
+     * without periodic checkpoints; `subscribe` returns the unsubscribe function.
+     */
+    readonly savepointRequests?: { subscribe(listener: () => void): () => void };
     /** Checkpoint `id` was aborted (the job goes on). */
     onAborted?(id: number, reason: string): void;
   };
@@ -120,6 +128,8 @@ export class Job {
   private lastFlush = 0;
   private closed = false;
   private readonly flushIntervals = new Map<SinkRuntime, number>();
+  /** A savepoint was requested and not yet taken. */
+  private savepointRequested = false;
 
   constructor(
     readonly dag: PhysicalDag,
@@ -158,13 +168,27 @@ export class Job {
     }
   }
 
+  /** Takes a savepoint at the next turn of the job loop (a checkpoint also stored as a savepoint). */
+  requestSavepoint(): void {
+    this.savepointRequested = true;
+  }
+
   /** Opens the connectors, restores the checkpoint if any, and ends operators without inputs. */
   async open(): Promise<void> {
     this.startedAt = this.now();
     this.lastFlush = this.startedAt;
     for (const s of this.graph.sources()) await s.driver.open();
-    for (const s of this.graph.sinks()) await s.driver.open();
     const cp = this.options.restoreFrom;
+    for (const s of this.graph.sinks()) {
+      s.task.identity = {
+        jobId: this.jobId,
+        sinkId: this.uid(s),
+        subtaskIndex: 0,
+        checkpointIntervalMs: this.options.checkpoint?.intervalMs ?? 0,
+        restoring: cp !== undefined,
+      };
+      await s.driver.open();
+    }
     if (cp) await this.restore(cp);
     for (const rt of this.graph.operators()) {
       if (rt.node.inputs.length > 0) continue;
@@ -314,14 +338,17 @@ export class Job {
    * commit). Not acknowledged in time: the checkpoint is aborted, every task is told (a sink
    * abandons the pre-commit), and the job goes on. A task that fails to snapshot fails the job.
    */
-  private async coordinate(state: CoordinatorState): Promise<void> {
+  private async coordinate(state: CoordinatorState, final = false): Promise<boolean> {
     const cfg = this.checkpointConfig;
     const opts = this.options.checkpoint;
     const interval = opts?.intervalMs ?? 0;
-    if (interval <= 0 || this.finished) return;
+    const savepoint = this.savepointRequested && opts?.onCheckpoint !== undefined;
+    if ((interval <= 0 && !savepoint) || (this.finished && !final)) return false;
     const now = this.now();
-    if (now - state.lastTrigger < interval) return;
-    if (now - state.lastEnd < (opts?.minPauseMs ?? cfg.minPauseMs)) return;
+    if (!final && !savepoint) {
+      if (now - state.lastTrigger < interval) return false;
+      if (now - state.lastEnd < (opts?.minPauseMs ?? cfg.minPauseMs)) return false;
+    }
     state.lastTrigger = now;
     const p = this.trigger(this.nextCheckpointId);
     const timeoutMs = opts?.timeoutMs ?? cfg.timeoutMs;
@@ -330,14 +357,15 @@ export class Job {
     if (p.failure !== null) throw p.failure.error;
     if (acked) {
       const cp = this.manifest(p);
-      await opts?.onCheckpoint?.(cp);
+      if (savepoint) this.savepointRequested = false;
+      await opts?.onCheckpoint?.(cp, savepoint);
       await this.commit(cp);
       state.completed++;
       state.lastCheckpoint = cp;
       state.lastEnd = this.now();
       this.jobMetrics.counter("numberOfCompletedCheckpoints").inc();
       this.jobMetrics.histogram("checkpointDurationMs").update(state.lastEnd - p.startedAt);
-      return;
+      return true;
     }
     const missing = [...p.acks.keys()].filter((rt) => !p.received.has(rt)).map((rt) => describeNode(rt.node));
     const reason = `not acknowledged within ${timeoutMs} ms by ${missing.join(", ")}`;
@@ -346,6 +374,7 @@ export class Job {
     state.lastEnd = this.now();
     this.jobMetrics.counter("numberOfFailedCheckpoints").inc();
     opts?.onAborted?.(p.id, reason);
+    return false;
   }
 
   /** The checkpoint of `id` from every task's acknowledgement. */
@@ -448,6 +477,15 @@ export class Job {
    * Ends when every sink saw `end`, or stops cleanly on `maxRuntimeMs` / `signal`.
    */
   async run(): Promise<JobResult> {
+    const unsubscribe = this.options.checkpoint?.savepointRequests?.subscribe(() => this.requestSavepoint());
+    try {
+      return await this.loop();
+    } finally {
+      unsubscribe?.();
+    }
+  }
+
+  private async loop(): Promise<JobResult> {
     const { maxRuntimeMs, signal, onProgress } = this.options;
     const start = this.now();
     const cs: CoordinatorState = {
@@ -495,6 +533,17 @@ export class Job {
       }
     }
     await this.flushSinks(true);
+    // A sink that writes only at commit (exactly-once) gets its last epoch committed: a final
+    // checkpoint when the input ended, as Flink takes one at the end of a bounded job.
+    if (
+      reason === "end" &&
+      (this.options.checkpoint?.intervalMs ?? 0) > 0 &&
+      this.graph.sinks().some((s) => s.task.writer.transactional)
+    )
+      if (!(await this.coordinate(cs, true)))
+        throw new Error(
+          "the final checkpoint did not complete, so the exactly-once sinks did not commit their last epoch: run again with --restore to commit it",
+        );
     return {
       reason,
       metrics: this.metrics(),
@@ -575,7 +624,12 @@ export class Job {
     for (const s of this.graph.sources()) {
       if (cp.sources[this.uid(s)]?.ended && !s.task.op.ended) this.pushSource(s.node.id, { kind: "end" });
     }
-    // The restored checkpoint was complete: re-commit (idempotently) what its sinks pre-committed.
+    // Sinks continue after the checkpoint (a file sink cuts what it wrote after it), then the
+    // restored checkpoint, which was complete, is re-committed (idempotently).
+    for (const s of this.graph.sinks()) {
+      const own: SinkOwnState = { preCommitted: cp.sinks[this.uid(s)]?.preCommitted ?? null };
+      await this.sinkCall(s, () => s.task.restoreSink(cp.checkpointId, own as unknown as Json));
+    }
     await this.commit(cp);
   }
 

@@ -1,0 +1,298 @@
+// Exactly-once end to end under SIGKILL: one statement set reads a 3-partition topic (events out
+// of order, late beyond the watermark, and producer-retry duplicates) and writes a copy of every
+// event into a Postgres append table, per-key totals into a Postgres upsert table and a window
+// aggregate into a file, all with 'sink.delivery-guarantee' = 'exactly-once'. A crash-free run of
+// the real CLI gives the expected content; then the same script runs as a child that is killed
+// with SIGKILL again and again (each time some while after a new checkpoint completed, so kills
+// land in every phase: processing, pre-commit, the manifest write, the commit) and restarted with
+// --restore until it finishes. The final content equals the crash-free run's: 0 lost, 0 doubled.
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { brokers, KafkaFixture, kafkajs } from "./kafka-helpers.js";
+import { eventually, PG_URL, PgFixture } from "./pg-helpers.js";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const WEIR = join(ROOT, "packages/cli/dist/main.js");
+/** The soak (`scripts/crash-soak.sh`) raises these: WEIR_CRASH_KILLS=100 with more events. */
+const EVENTS = Number(process.env.WEIR_CRASH_EVENTS ?? 90_000);
+/** Kills the test aims at, within its time budget (the job may finish first). */
+const KILLS = Number(process.env.WEIR_CRASH_KILLS ?? 24);
+const BUDGET_MS = KILLS * 6_000;
+
+const kafka = new KafkaFixture();
+const db = new PgFixture();
+afterAll(async () => {
+  await db.close();
+  await kafka.close();
+});
+
+/** A deterministic PRNG (mulberry32), so every run of the test sees the same topic. */
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Events over ~10 minutes of event time, 50 per second, round robin on 3 partitions: ±3 s of
+ * jitter (out of order within the 2 s watermark delay and beyond it), 1% late by a minute, 2%
+ * sent twice (the duplicate a little later on the same partition).
+ */
+function events(): { partition: number; value: string }[] {
+  const rnd = prng(11);
+  const base = Date.UTC(2026, 0, 1);
+  const out: { partition: number; value: string }[] = [];
+  for (let i = 0; out.length < EVENTS; i++) {
+    let ts = base + i * 20 + Math.floor((rnd() - 0.5) * 6000);
+    if (rnd() < 0.01) ts -= 60_000;
+    const e = {
+      id: `e${i}`,
+      k: `k${Math.floor(rnd() * 25)}`,
+      v: Math.floor(rnd() * 1000),
+      ts: new Date(ts).toISOString().replace("T", " ").replace("Z", ""),
+    };
+    const p = { partition: i % 3, value: JSON.stringify(e) };
+    out.push(p);
+    if (rnd() < 0.02) out.push(p);
+  }
+  return out;
+}
+
+function script(topic: string, suffix: string, dir: string, outTopic: string): string {
+  return `
+SET 'execution.checkpointing.interval' = '200 ms';
+SET 'execution.checkpointing.dir' = '${join(dir, "checkpoints")}';
+CREATE TABLE events (
+  id STRING, k STRING, v BIGINT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH (
+  'connector' = 'kafka', 'topic' = '${topic}',
+  'properties.bootstrap.servers' = '${brokers()}', 'properties.group.id' = '${topic}-${suffix}',
+  'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',
+  'format' = 'json'
+);
+CREATE TABLE copy (id STRING, k STRING, v BIGINT, ts TIMESTAMP(3)) WITH (
+  'connector' = 'jdbc', 'url' = '${PG_URL}', 'table-name' = '${db.schema}.copy_${suffix}',
+  'sink.delivery-guarantee' = 'exactly-once'
+);
+CREATE TABLE totals (
+  k STRING, n BIGINT, total BIGINT, PRIMARY KEY (k) NOT ENFORCED
+) WITH (
+  'connector' = 'jdbc', 'url' = '${PG_URL}', 'table-name' = '${db.schema}.totals_${suffix}',
+  'sink.delivery-guarantee' = 'exactly-once'
+);
+CREATE TABLE windows (window_start TIMESTAMP(3), k STRING, n BIGINT, total BIGINT) WITH (
+  'connector' = 'filesystem', 'path' = '${join(dir, "windows.jsonl")}', 'format' = 'json',
+  'sink.delivery-guarantee' = 'exactly-once'
+);
+CREATE TABLE alerts (window_start TIMESTAMP(3), k STRING, n BIGINT, total BIGINT) WITH (
+  'connector' = 'kafka', 'topic' = '${outTopic}', 'properties.bootstrap.servers' = '${brokers()}',
+  'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once',
+  'sink.transactional-id-prefix' = '${outTopic}'
+);
+EXECUTE STATEMENT SET BEGIN
+  INSERT INTO windows
+    SELECT window_start, k, COUNT(*), SUM(v)
+    FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+    GROUP BY window_start, window_end, k;
+  INSERT INTO totals SELECT k, COUNT(*), SUM(v) FROM events GROUP BY k;
+  INSERT INTO copy SELECT id, k, v, ts FROM events;
+  INSERT INTO alerts
+    SELECT window_start, k, COUNT(*), SUM(v)
+    FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '5' SECOND))
+    GROUP BY window_start, window_end, k
+    HAVING SUM(v) > 500;
+END;
+`;
+}
+
+async function createTables(suffix: string): Promise<void> {
+  const admin = await db.admin();
+  await admin.query(`CREATE TABLE ${db.schema}.copy_${suffix} (id text, k text, v bigint, ts timestamp(3))`);
+  await admin.query(
+    `CREATE TABLE ${db.schema}.totals_${suffix} (k text PRIMARY KEY, n bigint, total bigint)`,
+  );
+}
+
+/** Both tables as sorted lines: the append table keeps duplicates (a doubled row shows twice). */
+async function contents(suffix: string): Promise<{ copy: string[]; totals: string[] }> {
+  const copy = await db.rows(`SELECT id, k, v, ts FROM ${db.schema}.copy_${suffix} ORDER BY 1, 2, 3, 4`);
+  const totals = await db.rows(`SELECT k, n, total FROM ${db.schema}.totals_${suffix} ORDER BY k`);
+  return { copy: copy.map((r) => r.join(" ")), totals: totals.map((r) => r.join(" ")) };
+}
+
+/** Every `_metadata.json` below `dir`. */
+function manifests(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  let n = 0;
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name === "_metadata.json") n++;
+    }
+  };
+  walk(dir);
+  return n;
+}
+
+/** The newest checkpoint id below `dir` (−1: none). */
+function latestId(dir: string): number {
+  if (!existsSync(dir)) return -1;
+  let best = -1;
+  for (const job of readdirSync(dir)) {
+    const jd = join(dir, job);
+    if (!statSync(jd).isDirectory()) continue;
+    for (const c of readdirSync(jd)) {
+      const m = /^chk-(\d+)$/.exec(c);
+      if (m && existsSync(join(jd, c, "_metadata.json"))) best = Math.max(best, Number(m[1]));
+    }
+  }
+  return best;
+}
+
+/**
+ * Every record of `topic` a `read_committed` consumer sees (records of aborted or still open
+ * transactions excluded), as sorted values: read until every partition's fetch covered its end.
+ */
+async function readCommitted(topic: string): Promise<string[]> {
+  const admin = await kafka.admin();
+  const ends = new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, Number(o.high)]));
+  const k = new kafkajs.Kafka({ brokers: brokers().split(","), logLevel: kafkajs.logLevel.NOTHING });
+  const consumer = k.consumer({ groupId: `weir-it-eos-read-${randomUUID()}`, readUncommitted: false });
+  const values: string[] = [];
+  const covered = new Map<number, number>();
+  const done = () => [...ends].every(([p, high]) => high === 0 || (covered.get(p) ?? -1) >= high - 1);
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      if (done()) resolve();
+      void consumer
+        .run({
+          eachBatch: async ({ batch }) => {
+            for (const m of batch.messages) values.push(m.value?.toString() ?? "null");
+            covered.set(batch.partition, Number(batch.lastOffset()));
+            if (done()) resolve();
+          },
+        })
+        .catch(reject);
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+  return values.sort();
+}
+
+function exited(child: ChildProcess): Promise<{ code: number | null; signal: string | null }> {
+  return new Promise((res) => child.on("exit", (code, signal) => res({ code, signal })));
+}
+
+function start(file: string, restore: string | null): { child: ChildProcess; stderr: string[] } {
+  const args = [WEIR, "run", file, ...(restore ? ["--restore", restore] : [])];
+  const child = spawn("node", args, { stdio: ["ignore", "ignore", "pipe"] });
+  const stderr: string[] = [];
+  child.stderr!.on("data", (d) => stderr.push(String(d)));
+  return { child, stderr };
+}
+
+describe("exactly-once under repeated SIGKILL (real Kafka, real Postgres, files)", () => {
+  it(
+    "Kafka → Postgres (append, upsert), → Kafka (transactions) and → files: the killed and restored run equals the crash-free run",
+    async () => {
+      const topic = await kafka.topic("eos-crash", 3);
+      const input = events();
+      await kafka.produceBulk(topic, input.length, (i) => input[i]!);
+
+      // The crash-free run.
+      const clean = mkdtempSync(join(tmpdir(), "weir-eos-clean-"));
+      await createTables("clean");
+      const cleanFile = join(clean, "job.sql");
+      const cleanOut = await kafka.topic("eos-out-clean", 2);
+      writeFileSync(cleanFile, script(topic, "clean", clean, cleanOut));
+      const run = start(cleanFile, null);
+      const end = await exited(run.child);
+      expect(end.code, run.stderr.join("")).toBe(0);
+      const expected = await contents("clean");
+      const expectedWindows = readFileSync(join(clean, "windows.jsonl"), "utf8");
+      expect(expectedWindows.split("\n").length).toBeGreaterThan(100);
+      expect(expected.totals.length).toBe(25);
+      expect(expected.copy.length).toBe(input.length);
+      expect(run.stderr.join("")).toMatch(/late records dropped/);
+      const expectedAlerts = await readCommitted(cleanOut);
+      expect(expectedAlerts.length).toBeGreaterThan(100);
+
+      // The run killed again and again.
+      const dir = mkdtempSync(join(tmpdir(), "weir-eos-kill-"));
+      await createTables("kill");
+      const file = join(dir, "job.sql");
+      const killOut = await kafka.topic("eos-out-kill", 2);
+      writeFileSync(file, script(topic, "kill", dir, killOut));
+      const checkpoints = join(dir, "checkpoints");
+      const rnd = prng(5);
+      const started = Date.now();
+      let kills = 0;
+      let restarts = 0;
+      let finished = false;
+      while (!finished) {
+        const restore = manifests(checkpoints) > 0 ? checkpoints : null;
+        const before = latestId(checkpoints);
+        const { child, stderr } = start(file, restore);
+        restarts++;
+        const done = exited(child);
+        let exit: { code: number | null; signal: string | null } | null = null;
+        void done.then((e) => {
+          exit = e;
+        });
+        if (kills < KILLS && Date.now() - started < BUDGET_MS) {
+          // Wait for a checkpoint newer than the restored one (progress), then kill a little later.
+          await eventually(
+            async () => exit !== null || latestId(checkpoints) > before,
+            () => `no new checkpoint after ${before}; stderr:\n${stderr.join("")}`,
+            60_000,
+          );
+          if (exit === null) {
+            const delay = Math.floor(rnd() * 250);
+            const t0 = Date.now();
+            await eventually(
+              async () => exit !== null || Date.now() - t0 >= delay,
+              () => "",
+              5_000,
+            );
+            if (exit === null) {
+              child.kill("SIGKILL");
+              const e = await done;
+              if (e.signal === "SIGKILL") {
+                kills++;
+                continue;
+              }
+            }
+          }
+        }
+        const e = await done;
+        expect(e.code, stderr.join("")).toBe(0);
+        finished = true;
+      }
+      console.log(`exactly-once crash test: ${kills} SIGKILLs, ${restarts} runs`);
+      expect(kills).toBeGreaterThanOrEqual(Math.min(10, KILLS));
+      const got = await contents("kill");
+      expect(got.totals).toEqual(expected.totals);
+      expect(got.copy.length).toBe(expected.copy.length);
+      expect(got.copy).toEqual(expected.copy);
+      expect(readFileSync(join(dir, "windows.jsonl"), "utf8")).toBe(expectedWindows);
+      // read_committed sees every window alert once: aborted transactions of killed runs excluded.
+      expect(await readCommitted(killOut)).toEqual(expectedAlerts);
+      // Only committed output is visible: no hidden file is left over.
+      expect(readdirSync(dir).filter((n) => n.startsWith(".windows.jsonl."))).toEqual([]);
+    },
+    120_000 + KILLS * 8_000,
+  );
+});
