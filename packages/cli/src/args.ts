@@ -10,7 +10,18 @@ export interface CommandLine {
 export class UsageError extends Error {}
 
 /** Flags that take a value; every other `--flag` is a switch. */
-const VALUE_FLAGS = new Set(["set", "max-runtime", "restore", "query", "events", "warmup", "rate", "i", "f"]);
+const VALUE_FLAGS = new Set([
+  "set",
+  "max-runtime",
+  "restore",
+  "metrics-port",
+  "query",
+  "events",
+  "warmup",
+  "rate",
+  "i",
+  "f",
+]);
 
 export function parseCommandLine(argv: readonly string[]): CommandLine {
   const positionals: string[] = [];

@@ -7,7 +7,7 @@ import { readSource } from "./parse.js";
 
 /**
  * `weir run FILE.sql [--set k=v]... [--dry-run] [--json] [--max-runtime 30s] [--serve]
- * [--restore PATH]`: executes a script (from a checkpoint with `--restore`); `--serve` keeps its materialised views served after the job ends, until Ctrl-C.
+ * [--restore PATH] [--metrics-port N]`: executes a script (from a checkpoint with `--restore`); `--serve` keeps its materialised views served after the job ends, until Ctrl-C.
  * Exit codes: 0 success, 1 SQL or validation errors, 2 runtime failures.
  */
 export async function runCommand(cmd: CommandLine, out: Output): Promise<number> {
@@ -34,10 +34,19 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
   }
   const restore = cmd.flags.get("restore");
   if (restore === true) throw new UsageError("--restore needs a checkpoint directory: --restore PATH");
+  const metricsPort = cmd.flags.get("metrics-port");
+  if (metricsPort === true)
+    throw new UsageError("--metrics-port needs a port: --metrics-port 9249 (0 for a free one)");
+  const settings = [...cmd.sets];
+  if (typeof metricsPort === "string") {
+    const problem = checkSetting("weir.metrics.port", metricsPort);
+    if (problem !== undefined) throw new UsageError(`--metrics-port ${metricsPort}: ${problem.message}`);
+    settings.push(["weir.metrics.port", metricsPort]);
+  }
   const engine = new Engine({
     cwd: process.cwd(),
     out,
-    settings: cmd.sets,
+    settings,
     ...(process.stderr.isTTY && !cmd.flags.has("json")
       ? { progress: (t: string) => process.stderr.write(t) }
       : {}),
