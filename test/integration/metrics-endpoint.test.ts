@@ -2,7 +2,7 @@
 // --metrics-port 0`): metric names, labels and values scraped while the job runs; a stuck
 // partition (one old row, then nothing, no idle timeout) raises the watermark-lag alarm while the
 // consumer lag is 0; counters continue across a restore from a checkpoint.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -306,6 +306,8 @@ describe("the /metrics endpoint during a Kafka run", () => {
     ];
     const first = new RunningScript(script(topic, "restored"), cwd, settings);
     let upserted = 0;
+    let bytes = 0;
+    let jobId = "";
     try {
       const read = await first.scrapeUntil(
         "30 records read",
@@ -320,9 +322,19 @@ describe("the /metrics endpoint during a Kafka run", () => {
       upserted = value(s, "weir_sink_rows_upserted_total")!;
       expect(upserted).toBeGreaterThanOrEqual(customers.length);
       expect(value(s, "weir_checkpoint_duration_seconds_total")).toBeGreaterThan(0);
+      bytes = value(s, "weir_checkpoint_size_bytes")!;
+      jobId = s.find((x) => x.name === "weir_job_up")!.labels.job!;
     } finally {
       expect(await first.stop(), first.err.join("\n")).toBe(130);
     }
+    // The size is that of the checkpoint directory (manifest and state file): every checkpoint
+    // after the 30 records holds the same state, so the one retention kept has that size, but
+    // for the digits of its id, timestamp and duration in the manifest.
+    const dirs = readdirSync(join(cwd, "chk", jobId)).filter((d) => d.startsWith("chk-"));
+    expect(dirs).toHaveLength(1);
+    const kept = join(cwd, "chk", jobId, dirs[0]!);
+    const keptBytes = readdirSync(kept).reduce((n, f) => n + statSync(join(kept, f)).size, 0);
+    expect(Math.abs(bytes - keptBytes)).toBeLessThan(64);
     await kafka.produce(topic, recent(12, 30));
     const second = new RunningScript(script(topic, "restored"), cwd, settings, "chk");
     try {

@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import {
   CHECKPOINT_SETTINGS,
   type CheckpointConfig,
@@ -71,6 +72,20 @@ export function planCheckpoints(
   };
 }
 
+/** The bytes each checkpoint written by {@link checkpointJobOptions} takes on disk (for the metrics). */
+const storedBytes = new WeakMap<JobCheckpoint, number>();
+
+/** The size on disk (manifest and state files) of a checkpoint this process stored, if it did. */
+export function checkpointBytes(cp: JobCheckpoint): number | undefined {
+  return storedBytes.get(cp);
+}
+
+function directoryBytes(path: string): number {
+  let n = 0;
+  for (const f of readdirSync(path)) n += statSync(join(path, f)).size;
+  return n;
+}
+
 /** The job options that take and restore checkpoints as `plan` says. */
 export function checkpointJobOptions(plan: CheckpointPlan): Pick<JobOptions, "checkpoint" | "restoreFrom"> {
   const store = plan.store;
@@ -80,7 +95,8 @@ export function checkpointJobOptions(plan: CheckpointPlan): Pick<JobOptions, "ch
           checkpoint: {
             intervalMs: plan.intervalMs,
             onCheckpoint: async (cp: JobCheckpoint) => {
-              store.write(cp);
+              const stored = store.write(cp);
+              storedBytes.set(cp, directoryBytes(stored.path));
             },
           },
         }

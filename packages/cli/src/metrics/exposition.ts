@@ -265,6 +265,15 @@ export class MetricsExposition {
         })(),
     );
     gauge(
+      "weir_checkpoint_size_bytes",
+      "Size on disk of the last completed checkpoint (manifest and state files).",
+      ["job"],
+      (set) =>
+        each((m, job) => {
+          if (m.lastCheckpointBytes !== null) set({ job }, m.lastCheckpointBytes);
+        })(),
+    );
+    gauge(
       "weir_checkpoint_consecutive_failures",
       "Checkpoints aborted since the last completed one.",
       ["job"],

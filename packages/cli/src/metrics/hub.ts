@@ -1,5 +1,6 @@
 import type { PhysicalDag } from "@weir/planner";
 import { Job, type JobOptions, type JobResult } from "@weir/runtime";
+import { checkpointBytes } from "../engine/checkpointing.js";
 import { MetricsExposition, MetricsServer } from "./exposition.js";
 import { JobMonitor } from "./monitor.js";
 
@@ -41,7 +42,7 @@ export class MetricsHub {
               ...cp,
               onCheckpoint: async (c) => {
                 await cp.onCheckpoint?.(c);
-                monitor?.checkpointCompleted();
+                monitor?.checkpointCompleted(checkpointBytes(c));
               },
               onAborted: (id, reason) => {
                 cp.onAborted?.(id, reason);

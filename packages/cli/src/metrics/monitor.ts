@@ -160,8 +160,12 @@ export class JobMonitor {
       this.lateSamples.set(this.taskName(id), [{ at: now, late: o.lateRecordsDropped, in: o.recordsIn }]);
   }
 
-  checkpointCompleted(): void {
+  /** The size on disk of the last completed checkpoint, when it was stored in a directory. */
+  lastCheckpointBytes: number | null = null;
+
+  checkpointCompleted(bytes?: number): void {
     this.consecutiveCheckpointFailures = 0;
+    if (bytes !== undefined) this.lastCheckpointBytes = bytes;
   }
 
   checkpointAborted(): void {
