@@ -1,10 +1,13 @@
 // issue 15: `weir run --metrics-port`, the alarm settings, and the checkpoint-failures alarm on a
 // real job (the other alarms: test/integration/metrics-endpoint.test.ts, on Kafka runs).
 import { createServer } from "node:net";
-import { checkSetting, KNOWN_SETTINGS } from "@weir/planner";
+import { parse } from "@weir/parser";
+import { checkSetting, KNOWN_SETTINGS, type PhysicalDag } from "@weir/planner";
 import { describe, expect, it } from "vitest";
+import { Engine } from "../../packages/cli/src/engine/engine.js";
 import { MetricsHub } from "../../packages/cli/src/metrics/hub.js";
 import { ALARM_PREFIX, alarmThresholds, DEFAULT_THRESHOLDS } from "../../packages/cli/src/metrics/monitor.js";
+import { JobManager } from "../../packages/cli/src/repl/jobs.js";
 import { runWeir, tempFile } from "../../packages/cli/test/helpers.js";
 import type { Json } from "../../packages/runtime/src/state/codec.js";
 import { CollectWriter, clicks, dag, MemReader } from "../../packages/runtime/test/job-fixture.js";
@@ -130,5 +133,53 @@ describe("alarms", () => {
     expect(raised).toHaveLength(1);
     expect(raised[0]).toMatch(/ \d+ checkpoints in a row failed \(threshold 2\)/);
     expect(hub.exposition.jobs).toBe(0);
+  });
+});
+
+describe("the shell's jobs on the endpoint", () => {
+  it("SET 'weir.metrics.port' serves the background jobs, labelled with SHOW JOBS's id", async () => {
+    const engine = new Engine({
+      cwd: process.cwd(),
+      out: { out: () => undefined, err: (l) => err.push(l) },
+    });
+    const err: string[] = [];
+    const sql = `SET 'weir.metrics.port' = '0';
+      CREATE TABLE ticks (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '50');
+      CREATE TABLE sink (n BIGINT) WITH ('connector' = 'blackhole');
+      INSERT INTO sink SELECT n FROM ticks;`;
+    const parsed = parse(sql);
+    let dag: PhysicalDag | undefined;
+    for (const stmt of parsed.statements) {
+      const bound = engine.bindOne(stmt, sql, "shell");
+      if (bound?.kind === "insert")
+        dag = engine.tryPlan(
+          [{ kind: "table", table: bound.insert.sink, plan: bound.insert.plan, span: bound.insert.span }],
+          sql,
+          "shell",
+        );
+    }
+    const jobs = new JobManager((d, hooks) => engine.runDag(d, hooks));
+    const info = jobs.submit(dag!, "insert-into_sink");
+    try {
+      let text = "";
+      for (;;) {
+        const line = err.find((l) => l.startsWith("weir: metrics at "));
+        if (line !== undefined) {
+          text = await (await fetch(line.slice("weir: metrics at ".length))).text();
+          if (
+            new RegExp(
+              `weir_source_records_read_total\\{job="${info.id}",task="source-0",table="ticks"\\} [1-9]`,
+            ).test(text)
+          )
+            break;
+        }
+        if (info.state !== "RUNNING") throw new Error(`the job ended: ${info.state} ${info.error ?? ""}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(text).toContain(`weir_job_up{job="${info.id}"} 1`);
+    } finally {
+      await jobs.stopAll();
+      await engine.close();
+    }
   });
 });

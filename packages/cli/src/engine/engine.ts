@@ -301,7 +301,7 @@ export class Engine {
   /** REPL hook: runs a planned job with this engine's connectors and working directory. */
   runDag(
     dag: PhysicalDag,
-    hooks: Pick<JobOptions, "signal" | "onProgress" | "collect" | "maxRuntimeMs">,
+    hooks: Pick<JobOptions, "signal" | "onProgress" | "collect" | "maxRuntimeMs" | "jobId">,
   ): Promise<JobResult> {
     return this.metrics.run(dag, { connectors: this.connectors, cwd: this.options.cwd, ...hooks });
   }

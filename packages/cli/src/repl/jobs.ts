@@ -20,7 +20,7 @@ export interface JobInfo {
 
 export type RunDag = (
   dag: PhysicalDag,
-  hooks: Pick<JobOptions, "signal" | "onProgress" | "collect">,
+  hooks: Pick<JobOptions, "signal" | "onProgress" | "collect" | "jobId">,
 ) => Promise<JobResult>;
 
 interface Running {
@@ -54,6 +54,8 @@ export class JobManager {
     };
     const controller = new AbortController();
     const done = this.run(dag, {
+      // The job's own id is SHOW JOBS's: the metrics endpoint labels it so (`job`).
+      jobId: info.id,
       signal: controller.signal,
       onProgress: (m) => {
         info.metrics = m;
