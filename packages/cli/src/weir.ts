@@ -28,6 +28,8 @@ Commands:
       --from-savepoint PATH start from a savepoint (same format as a checkpoint); while a job runs,
                             SIGUSR1 (kill -USR1 <pid>) takes a savepoint into
                             'execution.checkpointing.savepoint-dir'
+      --metrics-port N      serve Prometheus metrics at http://127.0.0.1:N/metrics while the job
+                            runs (0: a free port, printed at start); see docs/observability.md
   explain FILE.sql          print the physical plan of the script's queries
       --changelog-mode      also print each operator's changelog mode
   check FILE.sql            the pre-deployment checklist (Source, Time, State, Sink, Operations)
@@ -52,7 +54,7 @@ Exit codes: 0 success, 1 SQL or validation errors, 2 runtime failures, 130 stopp
 /** The options each command takes (`--set` is handled by the parser and allowed everywhere). */
 const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
   parse: ["json"],
-  run: ["dry-run", "json", "max-runtime", "serve", "restore", "from-savepoint"],
+  run: ["dry-run", "json", "max-runtime", "serve", "restore", "from-savepoint", "metrics-port"],
   explain: ["changelog-mode", "all"],
   check: ["strict", "json"],
   bench: ["query", "events", "warmup", "sample-memory", "rate", "json"],

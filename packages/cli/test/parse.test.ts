@@ -105,7 +105,7 @@ describe("unknown options", () => {
     const r = await runWeir(["run", file, "--dryrun"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      "weir: unknown option --dryrun for 'weir run' (it takes: --dry-run, --json, --max-runtime, --serve, --restore, --from-savepoint, --set key=value, --help)",
+      "weir: unknown option --dryrun for 'weir run' (it takes: --dry-run, --json, --max-runtime, --serve, --restore, --from-savepoint, --metrics-port, --set key=value, --help)",
     );
     expect((await runWeir(["explain", file, "--bogus"])).code).toBe(1);
     expect((await runWeir(["run", file, "--dry-run", "--set", "a=b"])).code).toBe(0);

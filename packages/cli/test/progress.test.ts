@@ -14,12 +14,17 @@ const metrics = (ms: number, read: number, written: number, watermark: number | 
 describe("the live progress line", () => {
   it("shows per-source counts, rates over the last interval and the watermark, in place", () => {
     const lines: string[] = [];
-    const p = new ProgressLine((t) => lines.push(t));
+    const now = Date.UTC(2026, 5, 24, 4, 8, 30);
+    const p = new ProgressLine(
+      (t) => lines.push(t),
+      () => now,
+    );
     p.update(metrics(1000, 500, 10, null));
     p.update(metrics(3000, 2500, 30, Date.UTC(2026, 5, 24, 2, 48)));
     expect(lines[0]).toBe("\r\x1b[2K1 s | orders 500 in (500/s), watermark none yet | 10 out (10/s)");
+    // The watermark lag (now − watermark) is shown next to the watermark.
     expect(lines[1]).toBe(
-      "\r\x1b[2K3 s | orders 2500 in (1000/s), watermark 2026-06-24 02:48:00.000 | 30 out (10/s)",
+      "\r\x1b[2K3 s | orders 2500 in (1000/s), watermark 2026-06-24 02:48:00.000 (1 h 20 min behind) | 30 out (10/s)",
     );
     p.clear();
     expect(lines[2]).toBe("\r\x1b[2K");
@@ -60,5 +65,17 @@ describe("consumer lag", () => {
     expect(col).toBeGreaterThan(JOB_HEADERS.indexOf("watermark"));
     expect(jobRow(job(withLag({ "orders-0": 3, "orders-1": 4 })))[col]).toBe("7");
     expect(jobRow(job(metrics(1000, 1, 1, null)))[col]).toBe("-");
+  });
+
+  it("SHOW JOBS has a watermark lag column: now − the lowest source watermark, '-' without one", () => {
+    const job = (m: ReturnType<typeof metrics>) =>
+      ({ id: "j", name: "n", state: "RUNNING", startedAt: 0, metrics: m }) as unknown as JobInfo;
+    const col = JOB_HEADERS.indexOf("watermark lag");
+    expect(col).toBe(JOB_HEADERS.indexOf("watermark") + 1);
+    const wm = Date.UTC(2026, 5, 24, 2, 48);
+    expect(jobRow(job(metrics(1000, 1, 1, wm)), wm + 80 * 60_000)[col]).toBe("1 h 20 min");
+    expect(jobRow(job(metrics(1000, 1, 1, wm)), wm + 2500)[col]).toBe("2 s");
+    expect(jobRow(job(metrics(1000, 1, 1, null)))[col]).toBe("-");
+    expect(jobRow(job(metrics(1000, 1, 1, Number.POSITIVE_INFINITY)))[col]).toBe("-");
   });
 });

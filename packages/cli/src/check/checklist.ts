@@ -713,7 +713,7 @@ class Checker {
       message:
         "what the job reports: per source records read and current watermark; per operator records in/out and lateRecordsDropped; per sink records written and connector counters",
       why: "The seeds ask to watch Kafka lag and watermark lag together, the late-row rate and checkpoint failures.",
-      fix: "Weir reports them in the run summary (weir run --json, the shell's SHOW JOBS) and the live progress line; Kafka consumer lag per partition is there too, but there is no metrics endpoint yet, so alerting must read the summary.",
+      fix: "Weir reports them in the run summary (weir run --json, the shell's SHOW JOBS) and the live progress line, with watermark lag and Kafka consumer lag per partition; for alerting serve them to Prometheus with weir run --metrics-port (or 'weir.metrics.port') and use the WEIR-ALARM lines and weir_alarm_* gauges (docs/observability.md).",
       span: null,
     });
   }

@@ -8,7 +8,7 @@ import { readSource } from "./parse.js";
 
 /**
  * `weir run FILE.sql [--set k=v]... [--dry-run] [--json] [--max-runtime 30s] [--serve]
- * [--restore PATH | --from-savepoint PATH]`: executes a script (from a checkpoint with `--restore`,
+ * [--restore PATH | --from-savepoint PATH] [--metrics-port N]`: executes a script (from a checkpoint with `--restore`,
  * a savepoint with `--from-savepoint`); `--serve` keeps its materialised views served after the job ends, until Ctrl-C.
  * SIGUSR1 takes a savepoint of the running job into 'execution.checkpointing.savepoint-dir'.
  * Exit codes: 0 success, 1 SQL or validation errors, 2 runtime failures.
@@ -44,10 +44,19 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
     throw new UsageError("--restore and --from-savepoint both name where to start: give one of them");
   // A savepoint has the checkpoint format: the job continues it as it would a checkpoint.
   restore ??= savepoint;
+  const metricsPort = cmd.flags.get("metrics-port");
+  if (metricsPort === true)
+    throw new UsageError("--metrics-port needs a port: --metrics-port 9249 (0 for a free one)");
+  const settings = [...cmd.sets];
+  if (typeof metricsPort === "string") {
+    const problem = checkSetting("weir.metrics.port", metricsPort);
+    if (problem !== undefined) throw new UsageError(`--metrics-port ${metricsPort}: ${problem.message}`);
+    settings.push(["weir.metrics.port", metricsPort]);
+  }
   const engine = new Engine({
     cwd: process.cwd(),
     out,
-    settings: cmd.sets,
+    settings,
     ...(process.stderr.isTTY && !cmd.flags.has("json")
       ? { progress: (t: string) => process.stderr.write(t) }
       : {}),

@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import {
   CHECKPOINT_SETTINGS,
   type CheckpointConfig,
@@ -77,6 +78,20 @@ export function planCheckpoints(
   };
 }
 
+/** The bytes each checkpoint written by {@link checkpointJobOptions} takes on disk (for the metrics). */
+const storedBytes = new WeakMap<JobCheckpoint, number>();
+
+/** The size on disk (manifest and state files) of a checkpoint this process stored, if it did. */
+export function checkpointBytes(cp: JobCheckpoint): number | undefined {
+  return storedBytes.get(cp);
+}
+
+function directoryBytes(path: string): number {
+  let n = 0;
+  for (const f of readdirSync(path)) n += statSync(join(path, f)).size;
+  return n;
+}
+
 /** Savepoint requests: `weir run` emits one on SIGUSR1; the running job subscribes. */
 export class SavepointRequests {
   private readonly listeners = new Set<() => void>();
@@ -110,7 +125,8 @@ export function checkpointJobOptions(
           checkpoint: {
             intervalMs: plan.intervalMs,
             onCheckpoint: async (cp: JobCheckpoint, savepoint: boolean) => {
-              store?.write(cp);
+              const stored = store?.write(cp);
+              if (stored !== undefined) storedBytes.set(cp, directoryBytes(stored.path));
               if (savepoint && spStore !== null) savepoints?.onSavepoint(spStore.write(cp).path);
             },
             ...(takesSavepoints ? { savepointRequests: savepoints.requests } : {}),

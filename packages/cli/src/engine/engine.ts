@@ -27,8 +27,8 @@ import {
   type JobCheckpoint,
   type JobOptions,
   type JobResult,
-  runJob,
 } from "@weir/runtime";
+import { MetricsHub } from "../metrics/hub.js";
 import type { Output } from "../output.js";
 import { renderBox } from "./boxes.js";
 import {
@@ -110,6 +110,8 @@ export class Engine {
   private scriptSource = "";
   /** Whether the current `runScript` printed a job's JSON summary. */
   private jsonSummaryPrinted = false;
+  /** Alarms and the `/metrics` endpoint (`'weir.metrics.port'`) of this engine's jobs. */
+  readonly metrics: MetricsHub;
 
   constructor(private readonly options: EngineOptions) {
     for (const [k, v] of options.settings ?? []) this.session.set(k, v);
@@ -125,11 +127,14 @@ export class Engine {
     };
     // The views' lines are information ("starting embedded Postgres…"), not errors.
     this.views = new MaterializedViews(this.catalog, this.session, options.out);
+    // Alarm lines and the endpoint's address are information on standard error, not errors.
+    this.metrics = new MetricsHub((l) => options.out.err(l));
   }
 
-  /** Stops what outlives a statement (the embedded Postgres of the materialised views). */
-  close(): Promise<void> {
-    return this.views.stop();
+  /** Stops what outlives a statement (the embedded Postgres of the materialised views, the metrics endpoint). */
+  async close(): Promise<void> {
+    await this.metrics.stop();
+    await this.views.stop();
   }
 
   /** Secrets written in the script's `WITH (...)` and `OPTIONS(...)` (echoed source lines show them). */
@@ -168,6 +173,7 @@ export class Engine {
       throw e;
     } finally {
       // Ctrl-C does not wait for a server that is still starting: it stops once it is up.
+      await this.metrics.stop();
       const stopping = this.views.stop();
       if (code === EXIT_INTERRUPTED) stopping.catch(() => undefined);
       else await stopping;
@@ -305,9 +311,9 @@ export class Engine {
   /** REPL hook: runs a planned job with this engine's connectors and working directory. */
   runDag(
     dag: PhysicalDag,
-    hooks: Pick<JobOptions, "signal" | "onProgress" | "collect" | "maxRuntimeMs">,
+    hooks: Pick<JobOptions, "signal" | "onProgress" | "collect" | "maxRuntimeMs" | "jobId">,
   ): Promise<JobResult> {
-    return runJob(dag, { connectors: this.connectors, cwd: this.options.cwd, ...hooks });
+    return this.metrics.run(dag, { connectors: this.connectors, cwd: this.options.cwd, ...hooks });
   }
 
   private report(diagnostics: readonly Diagnostic[], source: string, file: string): void {
@@ -577,7 +583,7 @@ export class Engine {
     const progress = this.options.progress ? new ProgressLine(this.options.progress) : null;
     let result: JobResult;
     try {
-      result = await runJob(dag, {
+      result = await this.metrics.run(dag, {
         ...checkpointJobOptions(
           checkpoints,
           opts.savepoints

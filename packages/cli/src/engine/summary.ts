@@ -1,4 +1,5 @@
 import type { JobMetrics, JobResult } from "@weir/runtime";
+import { formatDurationMs } from "../metrics/monitor.js";
 
 /** Epoch millis as `yyyy-MM-dd HH:mm:ss.SSS` (UTC), or the words a user reads for the ends. */
 export function formatWatermark(wm: number | null): string {
@@ -91,6 +92,12 @@ export function jsonMetrics(metrics: JobMetrics): unknown {
   return { ...metrics, sources };
 }
 
+/** Now − watermark for people (`1 h 20 min`), or null when there is no finite watermark. */
+export function watermarkLag(wm: number | null, now: number): string | null {
+  if (wm === null || !Number.isFinite(wm)) return null;
+  return formatDurationMs(now - wm);
+}
+
 function humanCounter(name: string): string {
   return name.replace(/([A-Z])/g, " $1").toLowerCase();
 }
@@ -103,7 +110,10 @@ export class ProgressLine {
   private last: { at: number; read: Map<string, number>; written: number } | null = null;
   private shown = false;
 
-  constructor(private readonly write: (text: string) => void) {}
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   update(metrics: JobMetrics): void {
     const read = new Map(Object.entries(metrics.sources).map(([id, s]) => [id, s.recordsRead]));
@@ -114,7 +124,9 @@ export class ProgressLine {
     const parts = Object.entries(metrics.sources).map(([id, s]) => {
       const r = rate(s.recordsRead, this.last?.read.get(id) ?? 0);
       const lag = s.lag ? `, lag ${totalLag(s.lag)}` : "";
-      return `${s.table} ${s.recordsRead} in (${r}/s), watermark ${formatWatermark(s.watermark)}${lag}`;
+      const wl = watermarkLag(s.watermark, this.now());
+      const behind = wl === null ? "" : ` (${wl} behind)`;
+      return `${s.table} ${s.recordsRead} in (${r}/s), watermark ${formatWatermark(s.watermark)}${behind}${lag}`;
     });
     const w = rate(written, this.last?.written ?? 0);
     parts.push(`${written} out (${w}/s)`);

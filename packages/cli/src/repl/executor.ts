@@ -157,7 +157,11 @@ export class StatementExecutor {
         return this.submit(bound.inserts, source, file);
       case "show":
         if (bound.object === "JOBS") {
-          for (const l of renderBox(JOB_HEADERS, this.jobs.list().map(jobRow))) say(l);
+          for (const l of renderBox(
+            JOB_HEADERS,
+            this.jobs.list().map((j) => jobRow(j)),
+          ))
+            say(l);
         } else {
           for (const l of renderBox(
             [showHeader(bound.object)],

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { PhysicalDag } from "@weir/planner";
 import type { JobMetrics, JobOptions, JobResult, SourceMetrics } from "@weir/runtime";
-import { formatWatermark, totalLag } from "../engine/summary.js";
+import { formatWatermark, totalLag, watermarkLag } from "../engine/summary.js";
 
 /** Flink's job states, as SHOW JOBS prints them. */
 export type JobState = "RUNNING" | "FINISHED" | "FAILED" | "CANCELED";
@@ -20,7 +20,7 @@ export interface JobInfo {
 
 export type RunDag = (
   dag: PhysicalDag,
-  hooks: Pick<JobOptions, "signal" | "onProgress" | "collect">,
+  hooks: Pick<JobOptions, "signal" | "onProgress" | "collect" | "jobId">,
 ) => Promise<JobResult>;
 
 interface Running {
@@ -54,6 +54,8 @@ export class JobManager {
     };
     const controller = new AbortController();
     const done = this.run(dag, {
+      // The job's own id is SHOW JOBS's: the metrics endpoint labels it so (`job`).
+      jobId: info.id,
       signal: controller.signal,
       onProgress: (m) => {
         info.metrics = m;
@@ -121,6 +123,7 @@ export const JOB_HEADERS = [
   "records in",
   "records out",
   "watermark",
+  "watermark lag",
   "consumer lag",
   "start time",
 ];
@@ -132,7 +135,7 @@ function lagColumn(sources: readonly SourceMetrics[]): string {
 }
 
 /** One SHOW JOBS row: records read by all sources, written by all sinks, the lowest source watermark. */
-export function jobRow(job: JobInfo): string[] {
+export function jobRow(job: JobInfo, now: number = Date.now()): string[] {
   const m = job.metrics;
   const sources = m ? Object.values(m.sources) : [];
   const sinks = m ? Object.values(m.sinks) : [];
@@ -153,6 +156,7 @@ export function jobRow(job: JobInfo): string[] {
     String(recordsIn),
     String(recordsOut),
     formatWatermark(wm),
+    watermarkLag(wm, now) ?? "-",
     lagColumn(sources),
     new Date(job.startedAt).toISOString().replace("T", " ").replace("Z", ""),
   ];

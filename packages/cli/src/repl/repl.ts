@@ -89,10 +89,14 @@ async function shell(cmd: CommandLine, out: Output, engine: Engine): Promise<num
   const shellInput = input;
   // A background job's failure is printed when it happens (above the prompt, if it is up).
   jobs.onNotice = (line) => shellInput.notify([line]);
+  // So are alarm lines of the background jobs (docs/observability.md).
+  const log = engine.metrics.log;
+  engine.metrics.log = (line) => shellInput.notify([line]);
   try {
     return await loop(input, executor, jobs, screen, terminal);
   } finally {
     jobs.onNotice = null;
+    engine.metrics.log = log;
     input.close();
     const stopped = await jobs.stopAll();
     if (stopped > 0) screen.line(`[INFO] Stopped ${stopped} running job${stopped === 1 ? "" : "s"}.`);

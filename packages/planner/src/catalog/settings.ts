@@ -58,6 +58,19 @@ const port: ValueCheck = (v) => {
     : "expects a port number (0..65535; 0 picks a free port)";
 };
 
+/** A fraction: 0 < value <= 1 (e.g. '0.01' for 1 %). */
+const ratio: ValueCheck = (v) => {
+  const n = Number(v.trim());
+  return v.trim() !== "" && Number.isFinite(n) && n > 0 && n <= 1
+    ? undefined
+    : "expects a fraction above 0 and at most 1, such as '0.01' for 1 %";
+};
+
+const nonEmptyHost: ValueCheck = (v) =>
+  /^[\w.:-]+$/.test(v.trim())
+    ? undefined
+    : "expects a host name or address to listen on, such as '127.0.0.1' or '0.0.0.0'";
+
 const nonEmpty: ValueCheck = (v) => (v.trim() === "" ? "expects a path" : undefined);
 const anything: ValueCheck = () => undefined;
 
@@ -101,6 +114,12 @@ const KNOWN: Readonly<Record<string, ValueCheck>> = {
   "pipeline.name": anything,
   "weir.mv.serve": boolean,
   "weir.mv.port": port,
+  "weir.metrics.port": port,
+  "weir.metrics.host": nonEmptyHost,
+  "weir.alarm.watermark-lag": duration,
+  "weir.alarm.late-ratio": ratio,
+  "weir.alarm.checkpoint-failures": positiveInteger,
+  "weir.alarm.split-idle": duration,
 };
 
 /** Flink settings of features Weir does not have: refused for any value. */

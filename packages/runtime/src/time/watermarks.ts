@@ -22,7 +22,7 @@ export interface WatermarkTrackerOptions {
   readonly clock?: Clock;
 }
 
-interface SplitState {
+export interface SplitState {
   watermark: number;
   lastActivity: number;
   idle: boolean;
@@ -64,6 +64,14 @@ export class WatermarkTracker {
     this.idleTimeoutMs = options.idleTimeoutMs ?? 0;
     this.idleAdvanceMs = options.idleAdvanceMs ?? 0;
     this.clock = options.clock ?? Date.now;
+  }
+
+  /**
+   * Every split's watermark candidate maximum, last activity (processing time of its last row)
+   * and idleness, for metrics and alarms: a read-only view, not a snapshot.
+   */
+  splitStates(): IterableIterator<[string | number, Readonly<SplitState>]> {
+    return this.splits.entries();
   }
 
   /** The last watermark reported (`-Infinity` before the first). */

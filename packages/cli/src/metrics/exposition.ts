@@ -1,0 +1,386 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Counter, Gauge, Registry } from "prom-client";
+import type { AlarmName, JobMonitor } from "./monitor.js";
+
+/**
+ * The Prometheus exposition of the running jobs (prom-client renders the text format). Every
+ * value is read from the jobs at scrape time: counters are the jobs' cumulative counts (carried
+ * across restores by the checkpoints), gauges the current watermarks, lags and alarms.
+ */
+export class MetricsExposition {
+  readonly registry = new Registry();
+  private readonly monitors = new Set<JobMonitor>();
+
+  constructor() {
+    const monitors = this.monitors;
+    const counter = (name: string, help: string, labelNames: string[], read: (set: Setter) => void): void => {
+      new Counter({
+        name,
+        help,
+        labelNames,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          read((labels, v) => {
+            if (Number.isFinite(v) && v >= 0) this.inc(labels, v);
+          });
+        },
+      });
+    };
+    const gauge = (name: string, help: string, labelNames: string[], read: (set: Setter) => void): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          read((labels, v) => {
+            if (!Number.isNaN(v)) this.set(labels, v);
+          });
+        },
+      });
+    };
+    const each = (f: (m: JobMonitor, job: string) => void) => () => {
+      for (const m of monitors) f(m, m.jobId);
+    };
+    const sourceL = ["job", "task", "table"];
+    const splitL = ["job", "task", "table", "split", "topic", "partition"];
+    const opL = ["job", "task", "kind"];
+    const sinkL = ["job", "task", "table"];
+    const now = () => Date.now();
+
+    const sourceCounter = (name: string, help: string, pick: (s: SourceM) => number | undefined) =>
+      counter(name, help, sourceL, (set) =>
+        each((m, job) => {
+          for (const [id, s] of Object.entries(m.metrics().sources)) {
+            const v = pick(s);
+            if (v !== undefined) set({ job, task: m.taskName(id), table: s.table }, v);
+          }
+        })(),
+      );
+    sourceCounter(
+      "weir_source_records_read_total",
+      "Records read by the source (cumulative across restores).",
+      (s) => s.recordsRead,
+    );
+    sourceCounter(
+      "weir_source_records_skipped_total",
+      "Bad records skipped by the source ('*.ignore-parse-errors').",
+      (s) => s.counters.skippedRecords ?? 0,
+    );
+    gauge(
+      "weir_source_watermark_seconds",
+      "The source's current watermark (epoch seconds); absent before the first.",
+      sourceL,
+      (set) =>
+        each((m, job) => {
+          for (const [id, s] of Object.entries(m.metrics().sources))
+            if (s.watermark !== null && Number.isFinite(s.watermark))
+              set({ job, task: m.taskName(id), table: s.table }, s.watermark / 1000);
+        })(),
+    );
+    gauge(
+      "weir_source_watermark_lag_seconds",
+      "Now minus the source's current watermark, in seconds.",
+      sourceL,
+      (set) =>
+        each((m, job) => {
+          const t = now();
+          for (const [id, s] of Object.entries(m.metrics().sources))
+            if (s.watermark !== null && Number.isFinite(s.watermark))
+              set({ job, task: m.taskName(id), table: s.table }, (t - s.watermark) / 1000);
+        })(),
+    );
+    const splitGauge = (name: string, help: string, pick: (x: SplitS, t: number) => number | null) =>
+      gauge(name, help, splitL, (set) =>
+        each((m, job) => {
+          const t = now();
+          for (const s of m.sources())
+            for (const x of s.splits) {
+              const v = pick(x, t);
+              if (v !== null)
+                set(
+                  {
+                    job,
+                    task: s.task,
+                    table: s.table,
+                    split: x.split,
+                    topic: x.topic ?? "",
+                    partition: x.partition ?? "",
+                  },
+                  v,
+                );
+            }
+        })(),
+      );
+    splitGauge(
+      "weir_split_watermark_seconds",
+      "A source split's watermark (its largest WATERMARK FOR value), epoch seconds.",
+      (x) => (x.watermark === null ? null : x.watermark / 1000),
+    );
+    splitGauge("weir_split_watermark_lag_seconds", "Now minus the split's watermark, in seconds.", (x, t) =>
+      x.watermark === null ? null : (t - x.watermark) / 1000,
+    );
+    splitGauge("weir_split_idle_seconds", "Seconds since the split's last row.", (x, t) =>
+      x.lastActivity === null ? null : (t - x.lastActivity) / 1000,
+    );
+    splitGauge(
+      "weir_split_idle",
+      "1 when the split is marked idle (no row within 'scan.watermark.idle-timeout') and holds no watermark back.",
+      (x) => (x.lastActivity === null ? null : x.idle ? 1 : 0),
+    );
+    splitGauge(
+      "weir_kafka_consumer_lag_records",
+      "Records on the broker after the source's position, per topic-partition.",
+      (x) => x.lag,
+    );
+
+    const opCounter = (name: string, help: string, pick: (o: OpM) => number) =>
+      counter(name, help, opL, (set) =>
+        each((m, job) => {
+          for (const [id, o] of Object.entries(m.metrics().operators))
+            set({ job, task: m.taskName(id), kind: o.kind }, pick(o));
+        })(),
+      );
+    opCounter(
+      "weir_operator_records_in_total",
+      "Rows into the operator (cumulative across restores).",
+      (o) => o.recordsIn,
+    );
+    opCounter(
+      "weir_operator_records_out_total",
+      "Rows out of the operator (cumulative across restores).",
+      (o) => o.recordsOut,
+    );
+    opCounter(
+      "weir_operator_late_records_dropped_total",
+      "Late rows the operator dropped (cumulative across restores).",
+      (o) => o.lateRecordsDropped,
+    );
+    gauge(
+      "weir_operator_late_ratio",
+      "Late rows / rows in of the operator over the last minute.",
+      opL,
+      (set) =>
+        each((m, job) => {
+          for (const o of m.operators()) set({ job, task: o.task, kind: o.kind }, m.lateRatio(o.task));
+        })(),
+    );
+    gauge(
+      "weir_operator_watermark_seconds",
+      "The last watermark the operator processed (epoch seconds).",
+      opL,
+      (set) =>
+        each((m, job) => {
+          for (const o of m.operators())
+            if (o.watermark !== null) set({ job, task: o.task, kind: o.kind }, o.watermark / 1000);
+        })(),
+    );
+    gauge(
+      "weir_operator_watermark_lag_seconds",
+      "Now minus the operator's watermark, in seconds.",
+      opL,
+      (set) =>
+        each((m, job) => {
+          const t = now();
+          for (const o of m.operators())
+            if (o.watermark !== null) set({ job, task: o.task, kind: o.kind }, (t - o.watermark) / 1000);
+        })(),
+    );
+
+    const sinkCounter = (name: string, help: string, pick: (s: SinkM) => number | undefined) =>
+      counter(name, help, sinkL, (set) =>
+        each((m, job) => {
+          for (const [id, s] of Object.entries(m.metrics().sinks)) {
+            const v = pick(s);
+            if (v !== undefined) set({ job, task: m.taskName(id), table: s.table }, v);
+          }
+        })(),
+      );
+    sinkCounter(
+      "weir_sink_changes_written_total",
+      "Changes (+I, -U, +U, -D) the sink received (cumulative across restores).",
+      (s) => s.recordsWritten,
+    );
+    sinkCounter(
+      "weir_sink_rows_upserted_total",
+      "Rows an upsert sink (jdbc with a primary key) upserted.",
+      (s) => s.counters.rowsUpserted,
+    );
+    sinkCounter(
+      "weir_sink_rows_deleted_total",
+      "Rows an upsert sink deleted.",
+      (s) => s.counters.rowsDeleted,
+    );
+    sinkCounter(
+      "weir_sink_rows_inserted_total",
+      "Rows an append sink (jdbc without a primary key) inserted.",
+      (s) => s.counters.rowsInserted,
+    );
+    sinkCounter(
+      "weir_sink_flushes_total",
+      "Flushes of the sink's buffer that wrote rows.",
+      (s) => s.counters.flushes,
+    );
+    sinkCounter(
+      "weir_sink_retries_total",
+      "Writes the sink retried after a transient error.",
+      (s) => s.counters.retries,
+    );
+
+    const jobCounter = (name: string, help: string, key: string, scale = 1) =>
+      counter(name, help, ["job"], (set) =>
+        each((m, job) => {
+          const v = m.jobValues()[key];
+          const n = typeof v === "number" ? v : v !== null && typeof v === "object" ? v.sum : 0;
+          set({ job }, n * scale);
+        })(),
+      );
+    jobCounter(
+      "weir_checkpoints_completed_total",
+      "Checkpoints this run completed.",
+      "job.numberOfCompletedCheckpoints",
+    );
+    jobCounter(
+      "weir_checkpoints_failed_total",
+      "Checkpoints this run aborted (not acknowledged in time).",
+      "job.numberOfFailedCheckpoints",
+    );
+    jobCounter(
+      "weir_checkpoint_duration_seconds_total",
+      "Sum of the completed checkpoints' durations (trigger to commit), seconds.",
+      "job.checkpointDurationMs",
+      1 / 1000,
+    );
+    gauge(
+      "weir_checkpoint_duration_max_seconds",
+      "The longest completed checkpoint of this run, seconds.",
+      ["job"],
+      (set) =>
+        each((m, job) => {
+          const v = m.jobValues()["job.checkpointDurationMs"];
+          if (v !== null && typeof v === "object" && v.count > 0) set({ job }, v.max / 1000);
+        })(),
+    );
+    gauge(
+      "weir_checkpoint_size_bytes",
+      "Size on disk of the last completed checkpoint (manifest and state files).",
+      ["job"],
+      (set) =>
+        each((m, job) => {
+          if (m.lastCheckpointBytes !== null) set({ job }, m.lastCheckpointBytes);
+        })(),
+    );
+    gauge(
+      "weir_checkpoint_consecutive_failures",
+      "Checkpoints aborted since the last completed one.",
+      ["job"],
+      (set) => each((m, job) => set({ job }, m.consecutiveCheckpointFailures))(),
+    );
+
+    const alarm = (name: AlarmName, help: string, labelNames: string[]) =>
+      gauge(`weir_alarm_${name}`, help, ["job", ...labelNames], (set) =>
+        each((m, job) => {
+          for (const a of m.active(name)) set({ job, ...a.labels }, 1);
+        })(),
+      );
+    alarm(
+      "watermark_lag",
+      "1 while a source's consumer lag is 0 but its watermark lags now by more than 'weir.alarm.watermark-lag'.",
+      ["table", "task"],
+    );
+    alarm("split_idle", "1 while a split has had no row for longer than 'weir.alarm.split-idle'.", [
+      "table",
+      "task",
+      "split",
+    ]);
+    alarm(
+      "late_ratio",
+      "1 while an operator's late ratio over the last minute is above 'weir.alarm.late-ratio'.",
+      ["task", "kind"],
+    );
+    alarm(
+      "checkpoint_failures",
+      "1 while 'weir.alarm.checkpoint-failures' or more checkpoints in a row failed.",
+      [],
+    );
+    gauge("weir_job_up", "1 for every job this process runs.", ["job"], (set) =>
+      each((_m, job) => set({ job }, 1))(),
+    );
+  }
+
+  add(m: JobMonitor): void {
+    this.monitors.add(m);
+  }
+
+  remove(m: JobMonitor): void {
+    this.monitors.delete(m);
+  }
+
+  get jobs(): number {
+    return this.monitors.size;
+  }
+
+  /** The exposition text; every job's alarms and late ratios are evaluated first. */
+  text(): Promise<string> {
+    for (const m of this.monitors) m.evaluate();
+    return this.registry.metrics();
+  }
+}
+
+type Setter = (labels: Record<string, string>, value: number) => void;
+type SourceM = ReturnType<JobMonitor["metrics"]>["sources"][string];
+type OpM = ReturnType<JobMonitor["metrics"]>["operators"][string];
+type SinkM = ReturnType<JobMonitor["metrics"]>["sinks"][string];
+type SplitS = ReturnType<JobMonitor["sources"]>[number]["splits"][number];
+
+/** The `/metrics` HTTP endpoint. */
+export class MetricsServer {
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+    readonly port: number,
+  ) {}
+
+  static start(exposition: MetricsExposition, port: number, host: string): Promise<MetricsServer> {
+    const server = createServer((req, res) => {
+      const path = (req.url ?? "/").split("?")[0];
+      if (req.method !== "GET" || path !== "/metrics") {
+        res.writeHead(404, { "content-type": "text/plain" }).end("weir serves only GET /metrics\n");
+        return;
+      }
+      exposition.text().then(
+        (body) => res.writeHead(200, { "content-type": exposition.registry.contentType }).end(body),
+        (e: unknown) =>
+          res
+            .writeHead(500, { "content-type": "text/plain" })
+            .end(`${e instanceof Error ? e.message : String(e)}\n`),
+      );
+    });
+    return new Promise((resolve, reject) => {
+      server.once("error", (e: NodeJS.ErrnoException) =>
+        reject(
+          new Error(
+            e.code === "EADDRINUSE"
+              ? `metrics port ${port} on ${host} is in use: choose another with --metrics-port (or 'weir.metrics.port'), or 0 for a free one`
+              : `cannot serve metrics on ${host}:${port}: ${e.message}`,
+          ),
+        ),
+      );
+      server.listen(port, host, () => {
+        const addr = server.address() as AddressInfo;
+        const shown = host.includes(":") ? `[${host}]` : host;
+        resolve(new MetricsServer(server, `http://${shown}:${addr.port}/metrics`, addr.port));
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+}

@@ -1,0 +1,295 @@
+import { parseDuration } from "@weir/planner";
+import type { Job, JobMetrics } from "@weir/runtime";
+
+/** Every alarm line starts with this (grep for it; the rest of the line is for people). */
+export const ALARM_PREFIX = "WEIR-ALARM";
+
+/** The alarm thresholds, from the job's settings (`'weir.alarm.*'`; checked at SET time). */
+export interface AlarmThresholds {
+  /** `'weir.alarm.watermark-lag'`: consumer lag 0 but the watermark further behind now than this. */
+  readonly watermarkLagMs: number;
+  /** `'weir.alarm.late-ratio'`: late rows / rows in of an operator over the last minute above this. */
+  readonly lateRatio: number;
+  /** `'weir.alarm.checkpoint-failures'`: this many checkpoints in a row failed (aborted). */
+  readonly checkpointFailures: number;
+  /** `'weir.alarm.split-idle'`: a split without a row for longer than this. */
+  readonly splitIdleMs: number;
+}
+
+export const DEFAULT_THRESHOLDS: AlarmThresholds = {
+  watermarkLagMs: 5 * 60_000,
+  lateRatio: 0.05,
+  checkpointFailures: 3,
+  splitIdleMs: 5 * 60_000,
+};
+
+export function alarmThresholds(settings: Readonly<Record<string, string>>): AlarmThresholds {
+  const dur = (key: string, d: number): number => {
+    const v = settings[key];
+    return v === undefined ? d : (parseDuration(v) ?? d);
+  };
+  const num = (key: string, d: number): number => {
+    const v = settings[key];
+    return v === undefined ? d : Number(v.trim());
+  };
+  return {
+    watermarkLagMs: dur("weir.alarm.watermark-lag", DEFAULT_THRESHOLDS.watermarkLagMs),
+    lateRatio: num("weir.alarm.late-ratio", DEFAULT_THRESHOLDS.lateRatio),
+    checkpointFailures: num("weir.alarm.checkpoint-failures", DEFAULT_THRESHOLDS.checkpointFailures),
+    splitIdleMs: dur("weir.alarm.split-idle", DEFAULT_THRESHOLDS.splitIdleMs),
+  };
+}
+
+/** One split of a source: its watermark candidate, last activity and (Kafka) consumer lag. */
+export interface SplitSnapshot {
+  readonly split: string;
+  /** Kafka splits (`<topic>-<partition>`) split in two; null for other connectors. */
+  readonly topic: string | null;
+  readonly partition: string | null;
+  /** The split's watermark (its largest candidate), or null when it has none yet. */
+  readonly watermark: number | null;
+  /** Processing time of the split's last row, or null when the tracker does not know the split. */
+  readonly lastActivity: number | null;
+  readonly idle: boolean;
+  readonly lag: number | null;
+}
+
+export interface SourceSnapshot {
+  readonly task: string;
+  readonly table: string;
+  readonly connector: string;
+  readonly ended: boolean;
+  readonly splits: readonly SplitSnapshot[];
+}
+
+export interface OperatorSnapshot {
+  readonly task: string;
+  readonly kind: string;
+  readonly watermark: number | null;
+}
+
+/** A live view of one job for the exposition and the alarms. */
+export class JobMonitor {
+  readonly thresholds: AlarmThresholds;
+  /** Checkpoints aborted since the last completed one. */
+  consecutiveCheckpointFailures = 0;
+  /** Firing alarms by key (`name` + labels), with their labels. */
+  private readonly firing = new Map<string, ActiveAlarm>();
+  /** Late/in samples per operator task over the last minute (for the late ratio). */
+  private readonly lateSamples = new Map<string, { at: number; late: number; in: number }[]>();
+  private readonly lateRatios = new Map<string, number>();
+
+  constructor(
+    readonly job: Job,
+    private readonly log: (line: string) => void,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.thresholds = alarmThresholds(job.settings);
+  }
+
+  get jobId(): string {
+    return this.job.jobId;
+  }
+
+  metrics(): JobMetrics {
+    return this.job.metrics();
+  }
+
+  /** Job-level counters of the coordinator (`job.numberOfCompletedCheckpoints`, ...). */
+  jobValues(): ReturnType<Job["metricValues"]> {
+    return this.job.metricValues();
+  }
+
+  sources(): SourceSnapshot[] {
+    const out: SourceSnapshot[] = [];
+    for (const s of this.job.graph.sources()) {
+      const lag = s.task.reader.lag?.() ?? {};
+      const kafka = s.node.connector === "kafka" || s.node.connector === "upsert-kafka";
+      const splits = new Map<string, SplitSnapshot>();
+      const split = (id: string, wm: number | null, last: number | null, idle: boolean): SplitSnapshot => {
+        const m = kafka ? /^(.*)-(\d+)$/.exec(id) : null;
+        return {
+          split: id,
+          topic: m ? m[1]! : null,
+          partition: m ? m[2]! : null,
+          watermark: wm,
+          lastActivity: last,
+          idle,
+          lag: lag[id] ?? null,
+        };
+      };
+      for (const [id, st] of s.task.op.tracker.splitStates()) {
+        const key = String(id);
+        splits.set(
+          key,
+          split(key, Number.isFinite(st.watermark) ? st.watermark : null, st.lastActivity, st.idle),
+        );
+      }
+      for (const id of Object.keys(lag)) if (!splits.has(id)) splits.set(id, split(id, null, null, false));
+      out.push({
+        task: s.driver.metricGroup.scope,
+        table: s.node.table,
+        connector: s.node.connector,
+        ended: s.task.op.ended,
+        splits: [...splits.values()].sort((a, b) => a.split.localeCompare(b.split, "en", { numeric: true })),
+      });
+    }
+    return out;
+  }
+
+  operators(): OperatorSnapshot[] {
+    return this.job.graph.operators().map((rt) => ({
+      task: rt.driver.metricGroup.scope,
+      kind: rt.node.kind,
+      watermark: Number.isFinite(rt.driver.watermark) ? rt.driver.watermark : null,
+    }));
+  }
+
+  /** The task name (`<kind>-<node id>`) of every node, by node id. */
+  taskName(nodeId: string): string {
+    return this.job.graph.nodes.get(Number(nodeId))?.driver.metricGroup.scope ?? `node-${nodeId}`;
+  }
+
+  /**
+   * The job opened (restored counts loaded): the late ratio's first sample, so that a job
+   * shorter than its first progress report is judged on what it did.
+   */
+  opened(): void {
+    const now = this.now();
+    for (const [id, o] of Object.entries(this.metrics().operators))
+      this.lateSamples.set(this.taskName(id), [{ at: now, late: o.lateRecordsDropped, in: o.recordsIn }]);
+  }
+
+  /** The size on disk of the last completed checkpoint, when it was stored in a directory. */
+  lastCheckpointBytes: number | null = null;
+
+  checkpointCompleted(bytes?: number): void {
+    this.consecutiveCheckpointFailures = 0;
+    if (bytes !== undefined) this.lastCheckpointBytes = bytes;
+  }
+
+  checkpointAborted(): void {
+    this.consecutiveCheckpointFailures++;
+  }
+
+  /** An operator's late rows / rows in over the last minute (0 without input in it). */
+  lateRatio(task: string): number {
+    return this.lateRatios.get(task) ?? 0;
+  }
+
+  /** Firing alarms of one kind, with their labels. */
+  active(name: AlarmName): ActiveAlarm[] {
+    return [...this.firing.values()].filter((a) => a.name === name);
+  }
+
+  /**
+   * Re-evaluates every alarm (about once a second from the job's progress, and at each scrape):
+   * a newly firing alarm prints one `WEIR-ALARM raised` line, a cleared one `WEIR-ALARM cleared`.
+   */
+  evaluate(): void {
+    const now = this.now();
+    const t = this.thresholds;
+    const m = this.metrics();
+    const found = new Map<string, ActiveAlarm>();
+    const raise = (name: AlarmName, labels: Record<string, string>, message: string): void => {
+      const key = `${name} ${Object.entries(labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(" ")}`;
+      found.set(key, { name, labels, message, key });
+    };
+    for (const s of this.sources()) {
+      if (s.ended) continue;
+      const lags = s.splits.filter((x) => x.lag !== null);
+      const caughtUp = lags.length > 0 && lags.every((x) => x.lag === 0);
+      const wm = m.sources[s.task.replace(/^source-/, "")]?.watermark ?? null;
+      if (caughtUp && wm !== null && Number.isFinite(wm) && now - wm > t.watermarkLagMs) {
+        const held = s.splits
+          .filter((x) => x.watermark !== null && !x.idle)
+          .sort((a, b) => a.watermark! - b.watermark!)[0];
+        const by = held ? `, held back by split ${held.split} at ${iso(held.watermark!)}` : "";
+        raise(
+          "watermark_lag",
+          { table: s.table, task: s.task },
+          `source ${s.table}: consumer lag 0 but the watermark ${iso(wm)} is ${formatDurationMs(now - wm)} behind (threshold ${formatDurationMs(t.watermarkLagMs)})${by}; an idle or stuck partition holds it: write to it, or set 'scan.watermark.idle-timeout'`,
+        );
+      }
+      for (const x of s.splits) {
+        if (x.lastActivity === null || now - x.lastActivity <= t.splitIdleMs) continue;
+        raise(
+          "split_idle",
+          { table: s.table, task: s.task, split: x.split },
+          `source ${s.table}: split ${x.split} has had no row for ${formatDurationMs(now - x.lastActivity)} (threshold ${formatDurationMs(t.splitIdleMs)})${x.idle ? "; it is idle and holds no watermark back" : "; it holds the watermark back"}`,
+        );
+      }
+    }
+    for (const [id, o] of Object.entries(m.operators)) {
+      const task = this.taskName(id);
+      const samples = this.lateSamples.get(task) ?? [];
+      samples.push({ at: now, late: o.lateRecordsDropped, in: o.recordsIn });
+      while (samples.length > 2 && now - samples[1]!.at >= LATE_WINDOW_MS) samples.shift();
+      this.lateSamples.set(task, samples);
+      const first = samples[0]!;
+      const dIn = o.recordsIn - first.in;
+      const dLate = o.lateRecordsDropped - first.late;
+      const ratio = dIn > 0 ? dLate / dIn : 0;
+      this.lateRatios.set(task, ratio);
+      if (dLate > 0 && ratio > t.lateRatio)
+        raise(
+          "late_ratio",
+          { task, kind: o.kind },
+          `${o.kind} ${task}: ${dLate} of ${dIn} rows in the last minute were late (${(ratio * 100).toFixed(1)} %, threshold ${(t.lateRatio * 100).toFixed(1)} %); raise the watermark delay or allow lateness`,
+        );
+    }
+    if (this.consecutiveCheckpointFailures >= t.checkpointFailures)
+      raise(
+        "checkpoint_failures",
+        {},
+        `${this.consecutiveCheckpointFailures} checkpoints in a row failed (threshold ${t.checkpointFailures}); see the checkpoint lines above for why`,
+      );
+    for (const [key, a] of found) {
+      if (!this.firing.has(key)) this.log(`${ALARM_PREFIX} raised ${a.name} job=${this.jobId} ${a.message}`);
+    }
+    for (const [key, a] of this.firing) {
+      if (!found.has(key))
+        this.log(`${ALARM_PREFIX} cleared ${a.name} job=${this.jobId} ${labelText(a.labels)}`.trimEnd());
+    }
+    this.firing.clear();
+    for (const [k, a] of found) this.firing.set(k, a);
+  }
+}
+
+export type AlarmName = "watermark_lag" | "split_idle" | "late_ratio" | "checkpoint_failures";
+
+export interface ActiveAlarm {
+  readonly name: AlarmName;
+  readonly key: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly message: string;
+}
+
+const LATE_WINDOW_MS = 60_000;
+
+function labelText(labels: Readonly<Record<string, string>>): string {
+  return Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(" ");
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** `1h 20min`, `3 min 5 s`, `850 ms`: a lag for people. */
+export function formatDurationMs(ms: number): string {
+  if (ms < 0) return "0 s";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = Math.floor(ms / 1000);
+  const d = Math.floor(s / 86400);
+  const h = Math.floor((s % 86400) / 3600);
+  const min = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  if (d > 0) return h === 0 ? `${d} d` : `${d} d ${h} h`;
+  if (h > 0) return min === 0 ? `${h} h` : `${h} h ${min} min`;
+  if (min > 0) return sec === 0 ? `${min} min` : `${min} min ${sec} s`;
+  return `${sec} s`;
+}
