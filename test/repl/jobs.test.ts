@@ -107,7 +107,9 @@ describe("weir repl: INSERT jobs in the background", () => {
     await s.waitForPrompt();
     s.type(`STOP JOB '${id}' WITH SAVEPOINT;`);
     const screen = await s.waitFor("STOP JOB ... WITH SAVEPOINT is not supported in the shell");
-    expect(screen).toContain("[ERROR] Could not execute SQL statement. Reason:");
+    expect(screen).toMatch(
+      /<stdin>:1:1: error: STOP JOB \.\.\. WITH SAVEPOINT is not supported in the shell/,
+    );
     expect(screen).toContain("kill -USR1");
     s.type("SHOW JOBS;");
     expect(jobRow(await s.waitFor(/\d+ rows? in set/), id)[2]).toBe("RUNNING");

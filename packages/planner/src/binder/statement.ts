@@ -268,9 +268,9 @@ function bindAndApply(stmt: ast.Statement, catalog: Catalog, session: Session): 
       if (stmt.withSavepoint)
         fail(
           "unsupported",
-          "STOP JOB ... WITH SAVEPOINT is not supported: Weir has no savepoints",
+          "STOP JOB ... WITH SAVEPOINT is not supported in the shell: its background jobs run without checkpoints, so there is no state to save",
           stmt.span,
-          "use STOP JOB 'id'; a job that checkpoints ('execution.checkpointing.dir') continues from its last checkpoint with weir run --restore",
+          "STOP JOB 'id' stops the job; for a savepoint, run the script with weir run (with 'execution.checkpointing.savepoint-dir' set) and send it SIGUSR1 (kill -USR1 <pid>)",
         );
       if (stmt.withDrain)
         fail(
