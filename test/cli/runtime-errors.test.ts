@@ -129,6 +129,18 @@ INSERT INTO k VALUES (1);
     );
   });
 
+  it("refuses a Kafka sink whose key layout it cannot encode before reaching any server", async () => {
+    const sql = `CREATE TABLE k (id INT, v STRING) WITH ('connector' = 'kafka', 'topic' = 't',
+  'properties.bootstrap.servers' = '127.0.0.1:9', 'format' = 'json', 'key.format' = 'raw', 'key.fields' = 'id');
+INSERT INTO k VALUES (1, 'x');
+`;
+    const r = await run(sql, workdir({}), { dryRun: true });
+    expect(r.code).toBe(1);
+    expect(r.stderr.split("\n")[0]).toBe(
+      "job.sql:1:1: error: table 'k': the raw format needs exactly one STRING or BYTES column",
+    );
+  });
+
   it("refuses an exactly-once sink without checkpointing before reaching any server", async () => {
     const sql = `CREATE TABLE k (id INT) WITH ('connector' = 'kafka', 'topic' = 't',
   'properties.bootstrap.servers' = '127.0.0.1:9', 'format' = 'json',

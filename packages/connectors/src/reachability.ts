@@ -3,7 +3,7 @@ import { ConnectorError } from "@weir/runtime";
 import { listInputFiles } from "./filesystem/files.js";
 import { connectKafkajs } from "./kafka/client.js";
 import { connectionConfig, topicList } from "./kafka/options.js";
-import { checkKafkaSink } from "./kafka/sink.js";
+import { checkKafkaSinkTable } from "./kafka/sink.js";
 import { connectPg, type PgConnection } from "./postgres/client.js";
 import { formatQualifiedName, type QualifiedName, readPostgresOptions } from "./postgres/options.js";
 import { bindTable } from "./postgres/table.js";
@@ -49,7 +49,7 @@ export async function checkReachable(
       }
       case "kafka":
       case "upsert-kafka": {
-        if (node.kind === "sink") checkKafkaSink(node);
+        if (node.kind === "sink") checkKafkaSinkTable(node);
         const admin = connectKafkajs(connectionConfig(o, table)).admin();
         const servers = o["properties.bootstrap.servers"];
         try {

@@ -97,6 +97,13 @@ export function checkKafkaSink(node: SinkNode): string {
   return topics[0]!;
 }
 
+/** The checks a Kafka sink makes of its table when it opens, without connecting (for `--dry-run`). */
+export function checkKafkaSinkTable(node: SinkNode): void {
+  new KafkaSinkWriter(() => {
+    throw new Error("not connected");
+  }).configure(node);
+}
+
 export class KafkaSinkWriter implements SinkWriter {
   private client!: KafkaClient;
   private producer: KafkaProducer | null = null;
@@ -126,8 +133,11 @@ export class KafkaSinkWriter implements SinkWriter {
 
   constructor(private readonly connect: KafkaConnect) {}
 
-  async open(ctx: SinkWriterContext): Promise<void> {
-    const node = ctx.node;
+  /**
+   * Everything the sink checks of its table before it connects (topic, metadata columns, key and
+   * value layout and formats, partitioner); `--dry-run` runs it too ({@link checkKafkaSinkTable}).
+   */
+  configure(node: SinkNode): void {
     const options = node.options;
     this.table = node.table;
     this.upsert = node.connector === "upsert-kafka";
@@ -158,6 +168,12 @@ export class KafkaSinkWriter implements SinkWriter {
       );
     }
     this.partitioner = partitioner;
+  }
+
+  async open(ctx: SinkWriterContext): Promise<void> {
+    const node = ctx.node;
+    const options = node.options;
+    this.configure(node);
     const guarantee = options["sink.delivery-guarantee"] ?? "at-least-once";
     this.eosRequested = guarantee === "exactly-once";
     const problem = kafkaDeliveryProblem(options, ctx.checkpointIntervalMs ?? 0);
