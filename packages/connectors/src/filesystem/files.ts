@@ -1,5 +1,6 @@
 import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { editDistance } from "@weir/planner";
 import { ConnectorError } from "@weir/runtime";
 
 /** One input file of a filesystem source: a split. */
@@ -87,7 +88,7 @@ export async function missingPathHint(path: string, absolute: string, cwd: strin
   try {
     const names = (await readdir(dir)).filter((n) => !n.startsWith("."));
     const close = names
-      .map((n) => ({ n, d: distance(n.toLowerCase(), wanted.toLowerCase()) }))
+      .map((n) => ({ n, d: editDistance(n.toLowerCase(), wanted.toLowerCase()) }))
       .filter((c) => c.d <= Math.max(2, Math.floor(wanted.length / 4)))
       .sort((a, b) => a.d - b.d || (a.n < b.n ? -1 : 1))
       .slice(0, 3)
@@ -99,15 +100,4 @@ export async function missingPathHint(path: string, absolute: string, cwd: strin
   if (!isAbsolute(path))
     parts.push(`${parts.length > 0 ? "R" : "r"}elative paths resolve against the working directory ${cwd}`);
   return parts.join(" ");
-}
-
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++)
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length]!;
 }

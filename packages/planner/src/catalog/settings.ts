@@ -204,7 +204,8 @@ function closest(word: string, candidates: readonly string[]): string | undefine
   return bestDistance <= Math.max(1, Math.floor(word.length / 6)) ? best : undefined;
 }
 
-function editDistance(a: string, b: string): number {
+/** Levenshtein distance between `a` and `b` (for did-you-mean hints). */
+export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
