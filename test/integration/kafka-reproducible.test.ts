@@ -37,19 +37,6 @@ function rewrite(topic: string, table: string, checkpoints: string): string {
   return sql;
 }
 
-async function createTable(name: string): Promise<string> {
-  const table = `${db.schema}.${name}`;
-  await (await db.admin()).query(`CREATE TABLE ${table} (
-    window_start timestamptz NOT NULL, window_end timestamptz NOT NULL,
-    store_id text NOT NULL, currency text NOT NULL,
-    order_count bigint NOT NULL, revenue_amount numeric(18, 2) NOT NULL,
-    source_event_count bigint NOT NULL, version bigint NOT NULL,
-    is_final boolean NOT NULL, watermark_at timestamptz NOT NULL,
-    updated_at timestamptz NOT NULL,
-    PRIMARY KEY (window_start, store_id, currency))`);
-  return table;
-}
-
 /** Every column that is a function of the events (not version / updated_at), sorted. */
 async function contents(table: string): Promise<string[]> {
   const rows = await db.rows(
@@ -126,7 +113,7 @@ describe("reproducible partition merge (real Kafka, real Postgres)", () => {
     const tables: string[] = [];
     const lates: number[] = [];
     for (const name of ["repro_a", "repro_b"]) {
-      const table = await createTable(name);
+      const table = await db.createRevenueMinute(name);
       const { code, err } = await runSql(rewrite(topic, table, mkdtempSync(join(tmpdir(), "weir-cp-"))));
       expect(code, err.join("\n")).toBe(0);
       tables.push(table);
@@ -139,7 +126,7 @@ describe("reproducible partition merge (real Kafka, real Postgres)", () => {
     expect(await contents(tables[1])).toEqual(first);
 
     // The third run is killed with SIGKILL once a checkpoint is complete, mid-topic.
-    const table = await createTable("repro_kill");
+    const table = await db.createRevenueMinute("repro_kill");
     const checkpoints = mkdtempSync(join(tmpdir(), "weir-cp-kill-"));
     const file = join(checkpoints, "..", `${table}.sql`);
     writeFileSync(file, rewrite(topic, table, checkpoints));

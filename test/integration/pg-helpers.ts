@@ -34,6 +34,20 @@ export class PgFixture {
     return this.client;
   }
 
+  /** The seeds' DDL of `revenue_minute` (sql/revenue_minute_kafka_postgres.sql's header) as `<schema>.<name>`. */
+  async createRevenueMinute(name: string): Promise<string> {
+    const table = `${this.schema}.${name}`;
+    await (await this.admin()).query(`CREATE TABLE ${table} (
+      window_start timestamptz NOT NULL, window_end timestamptz NOT NULL,
+      store_id text NOT NULL, currency text NOT NULL,
+      order_count bigint NOT NULL, revenue_amount numeric(18, 2) NOT NULL,
+      source_event_count bigint NOT NULL, version bigint NOT NULL,
+      is_final boolean NOT NULL, watermark_at timestamptz NOT NULL,
+      updated_at timestamptz NOT NULL,
+      PRIMARY KEY (window_start, store_id, currency))`);
+    return table;
+  }
+
   async rows(sql: string): Promise<(string | null)[][]> {
     const r = await (await this.admin()).query({ text: sql, rowMode: "array" });
     return r.rows as (string | null)[][];

@@ -95,20 +95,6 @@ function rewrite(topic: string, table: string, opts: { bounded: boolean; appName
   return sql;
 }
 
-/** The seeds' DDL of revenue_minute (from the script's header), in the test's schema. */
-async function createTable(name: string): Promise<string> {
-  const table = `${db.schema}.${name}`;
-  await (await db.admin()).query(`CREATE TABLE ${table} (
-    window_start timestamptz NOT NULL, window_end timestamptz NOT NULL,
-    store_id text NOT NULL, currency text NOT NULL,
-    order_count bigint NOT NULL, revenue_amount numeric(18, 2) NOT NULL,
-    source_event_count bigint NOT NULL, version bigint NOT NULL,
-    is_final boolean NOT NULL, watermark_at timestamptz NOT NULL,
-    updated_at timestamptz NOT NULL,
-    PRIMARY KEY (window_start, store_id, currency))`);
-  return table;
-}
-
 /** Key and value columns as `expectedRows` spells them. */
 async function actualRows(table: string): Promise<Map<string, string>> {
   const rows = await db.rows(
@@ -130,7 +116,7 @@ describe("sql/revenue_minute_kafka_postgres.sql (real Kafka, real Postgres)", ()
       topic,
       EVENTS.map((l) => ({ key: (JSON.parse(l) as Event).order_id, value: l })),
     );
-    const table = await createTable("revenue_minute");
+    const table = await db.createRevenueMinute("revenue_minute");
     const started = Date.now();
     const { code, err } = await runSql(rewrite(topic, table, { bounded: true }));
     expect(code, err.join("\n")).toBe(0);
@@ -162,7 +148,7 @@ describe("sql/revenue_minute_kafka_postgres.sql (real Kafka, real Postgres)", ()
 
   it("still gets the exact result when the sink's connection is killed mid-run", async () => {
     const topic = await kafka.topic("order-paid-kill", 1);
-    const table = await createTable("revenue_minute_kill");
+    const table = await db.createRevenueMinute("revenue_minute_kill");
     const appName = `weir_it_kill_${db.schema}`;
     const half = Math.floor(EVENTS.length / 2);
     await kafka.produce(

@@ -206,14 +206,6 @@ export class StatementExecutor {
           say(`No job with id '${bound.jobId}'; SHOW JOBS lists the jobs of this session.`);
           return "failed";
         }
-        if (bound.withSavepoint) {
-          // Never print success for a savepoint that was not taken.
-          say(`[ERROR] Could not execute SQL statement. Reason:`);
-          say(
-            "STOP JOB ... WITH SAVEPOINT is not supported in the shell: its background jobs run without checkpoints, so there is no state to save. The job keeps running (STOP JOB 'id' stops it). For a savepoint, run the script with `weir run` (with 'execution.checkpointing.savepoint-dir' set) and send it SIGUSR1 (kill -USR1 <pid>).",
-          );
-          return "failed";
-        }
         await this.jobs.stop(bound.jobId);
         say(SUCCEEDED);
         return "ok";
