@@ -419,8 +419,9 @@ export class KafkaSourceReader implements SourceReader {
    */
   private merge(maxRows: number): PollResult | null {
     const out = this.out;
-    const rowSplits: string[] = [];
-    let mixed = false;
+    // Per-row split ids only once a second split appears (a single split needs none).
+    let first: string | null = null;
+    let rowSplits: string[] | null = null;
     const ordered = this.ordered;
     while (out.length < maxRows) {
       // The partition with the smallest next event time; none while one must still be fetched.
@@ -440,10 +441,11 @@ export class KafkaSourceReader implements SourceReader {
       this.blocked = blocked;
       if (blocked || best === null) break;
       const { headOps, headRows, headLength, split } = best;
-      if (rowSplits.length > 0 && rowSplits[rowSplits.length - 1] !== split) mixed = true;
+      first ??= split;
+      if (rowSplits === null && split !== first) rowSplits = new Array<string>(out.length).fill(first);
       for (let i = 0; i < headLength; i++) {
         out.push(headOps[i], headRows[i]);
-        rowSplits.push(split);
+        rowSplits?.push(split);
       }
       best.next = best.headOffset + 1;
       best.headLength = 0;
@@ -451,11 +453,11 @@ export class KafkaSourceReader implements SourceReader {
     for (const p of ordered) {
       if (p.paused && !this.atEnd(p) && p.buffered <= PARTITION_LOW_WATER) this.resumePartition(p);
     }
-    if (out.length === 0) return null;
+    if (out.length === 0 || first === null) return null;
     const batch = out.finish();
     return {
       kind: "data",
-      splits: [mixed ? { split: rowSplits[0], batch, rowSplits } : { split: rowSplits[0], batch }],
+      splits: [rowSplits !== null ? { split: first, batch, rowSplits } : { split: first, batch }],
     };
   }
 
