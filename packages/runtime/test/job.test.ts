@@ -160,6 +160,7 @@ describe("job", () => {
                   "scan.watermark.idle-timeout": "30 s",
                   "scan.watermark.idle-advance": "1 min",
                   "scan.topic-partition-discovery.interval": "10 s",
+                  "scan.bounded.mode": "latest-offset",
                 },
               } as PhysicalNode)
             : n.kind === "sink"
