@@ -146,6 +146,74 @@ describe("filesystem source", () => {
   });
 });
 
+describe("filesystem source with 'source.monitor-interval'", () => {
+  /** Polls until `n` rows arrived (idle polls wait the interval the reader asks for). */
+  async function take(reader: SourceReader, n: number): Promise<[string, Row][]> {
+    const out: [string, Row][] = [];
+    while (out.length < n) {
+      const r = await reader.poll(1000);
+      if (r.kind === "end") throw new Error("a monitored file source never ends");
+      if (r.kind === "idle") {
+        expect(r.waitMs).toBeGreaterThan(0);
+        expect(r.waitMs).toBeLessThanOrEqual(20);
+        await new Promise((res) => setTimeout(res, r.waitMs));
+        continue;
+      }
+      for (const s of r.splits) for (const [, row] of ChangeBatch.toArray(s.batch)) out.push([s.split, row]);
+    }
+    return out;
+  }
+
+  it("is unbounded: reads the files there, then each new file once, hidden files ignored", async () => {
+    await mkdir(join(dir, "in"));
+    await writeFile(join(dir, "in", "a.jsonl"), '{"id":1,"amount":1}\n');
+    const { reader, metrics } = await openSource({
+      path: "in",
+      format: "json",
+      "source.monitor-interval": "20 ms",
+    });
+    expect(await take(reader, 1)).toEqual([["in/a.jsonl", [1, 100n]]]);
+    // Nothing new: idle, never end.
+    const idle = await reader.poll(1000);
+    expect(idle.kind).toBe("idle");
+    await writeFile(join(dir, "in", ".c.jsonl.tmp"), '{"id":9,"amount":9}\n');
+    await writeFile(join(dir, "in", "c.jsonl"), '{"id":3,"amount":3}\n');
+    await writeFile(join(dir, "in", "b.jsonl"), '{"id":2,"amount":2}\n{"id":22,"amount":2}\n');
+    expect(await take(reader, 3)).toEqual([
+      ["in/b.jsonl", [2, 200n]],
+      ["in/b.jsonl", [22, 200n]],
+      ["in/c.jsonl", [3, 300n]],
+    ]);
+    expect(metrics.get("filesDiscovered")).toBe(2);
+    const pos = reader.position();
+    await reader.close();
+
+    // A restore reads the files that appeared since the checkpoint, and nothing twice.
+    await writeFile(join(dir, "in", "d.jsonl"), '{"id":4,"amount":4}\n');
+    const { reader: restored } = await openSource({
+      path: "in",
+      format: "json",
+      "source.monitor-interval": "20 ms",
+    });
+    await restored.restore(pos);
+    expect(await take(restored, 1)).toEqual([["in/d.jsonl", [4, 400n]]]);
+    await writeFile(join(dir, "in", "e.jsonl"), '{"id":5,"amount":5}\n');
+    expect(await take(restored, 1)).toEqual([["in/e.jsonl", [5, 500n]]]);
+    await restored.close();
+  });
+
+  it("refuses an interval that is not a positive duration", async () => {
+    await writeFile(join(dir, "in.jsonl"), "");
+    const err = await openSource({
+      path: "in.jsonl",
+      format: "json",
+      "source.monitor-interval": "0 s",
+    }).catch((e) => e);
+    expect(err).toBeInstanceOf(ConnectorError);
+    expect(err.message).toContain("'source.monitor-interval' = '0 s' is not a positive duration");
+  });
+});
+
 describe("filesystem sink", () => {
   const changes = ChangeBatch.of([
     [Op.INSERT, [1, 10n]],

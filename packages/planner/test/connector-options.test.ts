@@ -49,6 +49,11 @@ describe("validateOptions", () => {
       "does not support format 'parquet'",
     ],
     [
+      { connector: "filesystem", path: "x", format: "arrow", "source.monitor-interval": "10 s" },
+      "source",
+      "'source.monitor-interval' is not supported with format 'arrow'",
+    ],
+    [
       { connector: "filesystem", path: "x", format: "json", paht: "y" },
       "source",
       "unsupported option 'paht'",

@@ -1,4 +1,4 @@
-import type { DataType, Field } from "@weir/planner";
+import { type DataType, type Field, parseDuration } from "@weir/planner";
 import {
   ChangeBatchBuilder,
   ConnectorError,
@@ -27,9 +27,15 @@ interface FileSplit extends InputFile {
 }
 
 /**
- * The bounded `filesystem` source. `'path'` is a file or a directory (its regular, non-hidden
- * files, sorted by name; not recursive). Each file is a split, read one after another; the
- * position is the byte offset per file, so a restore resumes at the exact next line.
+ * The `filesystem` source. `'path'` is a file or a directory (its regular, non-hidden files,
+ * sorted by name; not recursive). Each file is a split, read one after another; the position is
+ * the byte offset per file, so a restore resumes at the exact next line.
+ *
+ * Bounded by default. With `'source.monitor-interval'` (Flink's option) it is unbounded: after the
+ * files it knows it lists the path again every interval and reads the files that are new since
+ * (by name, sorted), each once from its start, as Flink's continuous file source does. A file is
+ * finished at its end: lines appended to it later are not read (write files elsewhere, or under a
+ * hidden `.name`, and rename them into the directory when complete).
  */
 export class FilesystemSource implements SourceReader {
   private files: FileSplit[] = [];
@@ -47,6 +53,12 @@ export class FilesystemSource implements SourceReader {
   private table = "";
   private formatName = "";
   private blankIsNoRecord = false;
+  /** `'source.monitor-interval'` in ms; 0: bounded (read the files listed at open, then end). */
+  private monitorMs = 0;
+  /** When the path is listed again (monitoring). */
+  private nextScanAt = 0;
+  private path = "";
+  private cwd = "";
 
   async open(ctx: SourceReaderContext): Promise<void> {
     try {
@@ -88,10 +100,53 @@ export class FilesystemSource implements SourceReader {
     const path = node.options.path;
     if (path === undefined)
       throw new ConnectorError("option 'path' is required for the filesystem connector", "user");
+    const monitor = node.options["source.monitor-interval"];
+    if (monitor !== undefined) {
+      const ms = parseDuration(monitor);
+      if (ms === undefined || ms <= 0) {
+        throw new ConnectorError(
+          `'source.monitor-interval' = '${monitor}' is not a positive duration (e.g. '10 s'); leave it out for a bounded read`,
+          "user",
+          undefined,
+          false,
+          { option: "source.monitor-interval" },
+        );
+      }
+      this.monitorMs = ms;
+      this.nextScanAt = Date.now() + ms;
+    }
+    this.path = path;
+    this.cwd = ctx.cwd;
     this.files = await listFiles(path, ctx.cwd);
   }
 
+  /**
+   * Monitoring: lists the path again and adds the files not seen before (sorted by name, after the
+   * known ones). Returns how many were added.
+   */
+  private async discover(): Promise<number> {
+    const known = new Set(this.files.map((f) => f.split));
+    const added = (await listFiles(this.path, this.cwd)).filter((f) => !known.has(f.split));
+    this.files.push(...added);
+    const n = this.metrics.get("filesDiscovered") ?? 0;
+    if (added.length > 0) this.metrics.set("filesDiscovered", n + added.length);
+    return added.length;
+  }
+
   async poll(maxRows: number): Promise<PollResult> {
+    for (;;) {
+      const r = await this.pollKnown(maxRows);
+      if (r !== null) return r;
+      if (this.monitorMs === 0) return { kind: "end" };
+      const now = Date.now();
+      if (now < this.nextScanAt) return { kind: "idle", waitMs: this.nextScanAt - now };
+      this.nextScanAt = now + this.monitorMs;
+      if ((await this.discover()) === 0) return { kind: "idle", waitMs: this.monitorMs };
+    }
+  }
+
+  /** Rows of the known files, or null once every known file is read to its end. */
+  private async pollKnown(maxRows: number): Promise<PollResult | null> {
     const out = new ChangeBatchBuilder(Math.min(maxRows, 1024));
     while (this.current < this.files.length) {
       const file = this.files[this.current];
@@ -124,7 +179,7 @@ export class FilesystemSource implements SourceReader {
         return { kind: "data", splits: [{ split: file.split, batch: out.finish() }] };
       }
     }
-    return { kind: "end" };
+    return null;
   }
 
   private decodeLine(line: string, file: FileSplit, lineNo: number, out: ChangeBatchBuilder): void {

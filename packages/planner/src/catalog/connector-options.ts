@@ -165,7 +165,11 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       idleTimeout,
       idleAdvance,
       emitStrategy,
-      { key: "source.monitor-interval", type: duration, description: "watch the path for new files" },
+      {
+        key: "source.monitor-interval",
+        type: duration,
+        description: "unbounded: list the path again every interval and read the new files",
+      },
       { key: "sink.rolling-policy.file-size", type: { kind: "memory" }, description: "roll files" },
       { key: "sink.rolling-policy.rollover-interval", type: duration, description: "roll files" },
       {
@@ -501,6 +505,19 @@ export function validateOptions(
             : "postgres://user@host:port/database (or jdbc:postgresql://host:port/database)",
       });
     }
+  }
+  if (
+    spec.name === "filesystem" &&
+    options.get("format") === "arrow" &&
+    options.has("source.monitor-interval")
+  ) {
+    problems.push({
+      key: "source.monitor-interval",
+      at: "key",
+      message:
+        "'source.monitor-interval' is not supported with format 'arrow' (Arrow files are read bounded)",
+      hint: "use a line format (json, csv, ...) to watch a directory, or leave the option out",
+    });
   }
   if (spec.name === "kafka" && !options.has("topic") && !options.has("topic-pattern")) {
     problems.push({
