@@ -34,6 +34,24 @@ const DDL_ERRORS: readonly (readonly [string, readonly string[]])[] = [
   ],
   ["CREATE TABLE t7 (a INT, a STRING) WITH ('connector' = 'datagen')", ["1:25: column 'a' is defined twice"]],
   [
+    "CREATE TABLE m1 (a INT, ts STRING METADATA FROM 'timestamp') WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = 'x:9092', 'format' = 'json')",
+    [
+      "1:25: metadata column 'ts' (key 'timestamp') must be declared TIMESTAMP_LTZ(3), not STRING [hint: declare it as TIMESTAMP_LTZ(3) and convert it where it is used (e.g. a computed column CAST(ts AS ...))]",
+    ],
+  ],
+  [
+    "CREATE TABLE m2 (a INT, p INT METADATA FROM 'partiton' VIRTUAL) WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = 'x:9092', 'format' = 'json')",
+    [
+      "1:25: unknown metadata key 'partiton' for connector 'kafka' (column 'p') [hint: did you mean 'partition'?]",
+    ],
+  ],
+  [
+    "CREATE TABLE m3 (a INT, n STRING METADATA FROM 'file.name') WITH ('connector' = 'datagen')",
+    [
+      "1:25: connector 'datagen' has no metadata columns (column 'n' reads 'file.name') [hint: declare it as a physical column, or compute it]",
+    ],
+  ],
+  [
     "CREATE TABLE t8 (a INT, b AS c * 2) WITH ('connector' = 'datagen')",
     ["1:30: column 'c' not found [hint: did you mean 'a'?]"],
   ],

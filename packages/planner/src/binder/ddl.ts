@@ -6,7 +6,7 @@ import type {
   CatalogWatermark,
   OptionSpans,
 } from "../catalog/catalog.js";
-import { validateOptions } from "../catalog/connector-options.js";
+import { checkMetadataColumn, validateOptions } from "../catalog/connector-options.js";
 import type { Expr } from "../expr.js";
 import { remapInputs } from "../expr.js";
 import type { Field } from "../physical.js";
@@ -341,6 +341,17 @@ export function bindCreateTable(stmt: ast.CreateTable, ctx: BindContext): Catalo
         return diagnostic("invalid-option", p.message, span, p.hint);
       }),
     );
+  }
+
+  // Metadata columns: a key the connector offers, declared with its type (checked here, at the
+  // column, rather than when the job opens the connector).
+  const connector = options.get("connector");
+  if (connector !== undefined) {
+    for (const c of columns) {
+      if (c.kind !== "metadata" || c.type === undefined) continue;
+      const bad = checkMetadataColumn(connector, c.name, c.metadataKey ?? c.name, c.type);
+      if (bad) fail("invalid-metadata-column", bad.message, c.span, bad.hint);
+    }
   }
 
   let partitionKeys: string[] = [];

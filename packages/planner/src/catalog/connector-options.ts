@@ -1,3 +1,4 @@
+import { type DataType, formatType } from "../types.js";
 import { parseDuration, parseMemorySize } from "./durations.js";
 import { redactUrl } from "./secrets.js";
 
@@ -386,6 +387,75 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
  * Checks a table's options against its connector and formats. `usage` says how the table is
  * used in this plan (a source-only connector used as a sink is an error).
  */
+/** A metadata key a connector offers: its type (as Flink declares it) and the declared types that carry its value. */
+interface MetadataSpec {
+  readonly type: string;
+  readonly accepts: (t: DataType) => boolean;
+}
+
+const isString = (t: DataType) => t.kind === "VARCHAR" || t.kind === "CHAR";
+const intOrBigint = (t: DataType) => t.kind === "INT" || t.kind === "BIGINT";
+const meta = (type: string, accepts: (t: DataType) => boolean): MetadataSpec => ({ type, accepts });
+const KAFKA_METADATA: Readonly<Record<string, MetadataSpec>> = {
+  topic: meta("STRING", isString),
+  partition: meta("INT", intOrBigint),
+  headers: meta(
+    "MAP<STRING, BYTES>",
+    (t) => t.kind === "MAP" && isString(t.key) && (t.value.kind === "VARBINARY" || t.value.kind === "BINARY"),
+  ),
+  "leader-epoch": meta("INT", intOrBigint),
+  offset: meta("BIGINT", (t) => t.kind === "BIGINT"),
+  timestamp: meta("TIMESTAMP_LTZ(3)", (t) => t.kind === "TIMESTAMP_LTZ"),
+  "timestamp-type": meta("STRING", isString),
+  key: meta("BYTES", (t) => t.kind === "VARBINARY" || t.kind === "BINARY"),
+};
+
+/**
+ * The metadata keys of each connector (`METADATA FROM 'key'`); a connector not listed has none.
+ * The values are not cast: a metadata column is declared with its key's type (any precision of a
+ * timestamp, INT or BIGINT for an INT key) and converted in a computed column or the query.
+ */
+export const CONNECTOR_METADATA: Readonly<Record<string, Readonly<Record<string, MetadataSpec>>>> = {
+  kafka: KAFKA_METADATA,
+  "upsert-kafka": KAFKA_METADATA,
+  filesystem: {
+    "file.path": meta("STRING", isString),
+    "file.name": meta("STRING", isString),
+    "file.size": meta("BIGINT", (t) => t.kind === "BIGINT"),
+    "file.modification-time": meta("TIMESTAMP_LTZ(3)", (t) => t.kind === "TIMESTAMP_LTZ"),
+  },
+};
+
+/**
+ * What is wrong with a metadata column of a table of `connector` (declared as `type`, reading
+ * `key`), or undefined.
+ */
+export function checkMetadataColumn(
+  connector: string,
+  column: string,
+  key: string,
+  type: DataType,
+): { message: string; hint?: string } | undefined {
+  const keys = CONNECTOR_METADATA[connector];
+  if (keys === undefined || Object.keys(keys).length === 0)
+    return {
+      message: `connector '${connector}' has no metadata columns (column '${column}' reads '${key}')`,
+      hint: "declare it as a physical column, or compute it",
+    };
+  const spec = keys[key];
+  if (spec === undefined)
+    return {
+      message: `unknown metadata key '${key}' for connector '${connector}' (column '${column}')`,
+      hint: `${suggest(key, Object.keys(keys), "known keys")}`,
+    };
+  if (!spec.accepts(type))
+    return {
+      message: `metadata column '${column}' (key '${key}') must be declared ${spec.type}, not ${formatType(type)}`,
+      hint: `declare it as ${spec.type} and convert it where it is used (e.g. a computed column CAST(${column} AS ...))`,
+    };
+  return undefined;
+}
+
 export function validateOptions(
   options: ReadonlyMap<string, string>,
   usage: "source" | "sink" | "declared",
