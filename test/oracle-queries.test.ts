@@ -9,6 +9,8 @@
 //   in any order (the order across keys or across two sources is not Flink's contract);
 // - the changelog in order (`-- compare: changelog`), for single-source queries whose order is
 //   determined by the input;
+// - only the result (`-- compare: result`): queries over two sources whose intermediate changes
+//   depend on how the sources interleave (a LEFT join's padded row and its retraction);
 // - a script Flink refuses (`!INVALID`) must be refused by Weir's planner, one whose job fails
 //   (`!ERROR`) must fail in Weir; with `-- compare: message`, with Flink's message.
 // Deliberate differences are listed in test/oracle/queries/differences.tsv with their reason;
@@ -21,7 +23,7 @@ import { planScript, runDag } from "./smoke/script-job.js";
 const DIR = resolve(import.meta.dirname, "oracle", "queries");
 const OPS = ["+I", "-U", "+U", "-D"] as const;
 
-type Compare = "changelog" | "changes";
+type Compare = "changelog" | "changes" | "result";
 
 interface Expected {
   readonly outcome: "rows" | "!INVALID" | "!ERROR";
@@ -97,6 +99,26 @@ const escapeTsv = (s: string) => s.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").
 
 const quoteIdent = (n: string) => `\`${n.replace(/`/g, "``")}\``;
 
+/**
+ * The one class of differences normalised here (documented in docs/reference/sql.md): Weir keeps
+ * an update as a `-U` immediately followed by its `+U`, and a filter or projection that keeps
+ * only one row of the pair turns it into `-D` or `+I` (the filter rule); Flink passes the lone
+ * `-U` or `+U` on unchanged. Both changelogs are compared in Weir's form.
+ */
+function updatePairs(changes: readonly string[]): string[] {
+  const op = (c: string | undefined) => (c === undefined ? "" : c.slice(0, 2));
+  const out: string[] = [];
+  for (let i = 0; i < changes.length; i++) {
+    const c = changes[i]!;
+    if (op(c) === "-U" && op(changes[i + 1]) === "+U") {
+      out.push(c, changes[++i]!);
+    } else if (op(c) === "-U") out.push(`-D${c.slice(2)}`);
+    else if (op(c) === "+U") out.push(`+I${c.slice(2)}`);
+    else out.push(c);
+  }
+  return out;
+}
+
 /** The changelog applied to a multiset: the rows left at the end, sorted. */
 function materialise(changes: readonly string[]): string[] {
   const rows = new Map<string, number>();
@@ -120,6 +142,7 @@ interface WeirRun {
   readonly message: string;
   readonly columns: string[];
   readonly changes: string[];
+  readonly polls: number;
 }
 
 async function weir(script: string, checkpointAfterPolls?: number): Promise<WeirRun> {
@@ -134,7 +157,7 @@ async function weir(script: string, checkpointAfterPolls?: number): Promise<Weir
     const casts = columns.map((c) => `CAST(${quoteIdent(c)} AS STRING)`).join(", ");
     dag = planScript(`${ddl.join("")}SELECT ${casts} FROM (${query});\n`, "oracle.sql", DIR);
   } catch (e) {
-    return { outcome: "!INVALID", message: (e as Error).message, columns: [], changes: [] };
+    return { outcome: "!INVALID", message: (e as Error).message, columns: [], changes: [], polls: 0 };
   }
   try {
     const r = await runDag(dag, {
@@ -146,9 +169,9 @@ async function weir(script: string, checkpointAfterPolls?: number): Promise<Weir
       (c) =>
         `${OPS[c.op]}${c.row.map((v) => `\t${v === null || v === undefined ? "\\N" : escapeTsv(String(v))}`).join("")}`,
     );
-    return { outcome: "rows", message: "", columns, changes };
+    return { outcome: "rows", message: "", columns, changes, polls: r.polls };
   } catch (e) {
-    return { outcome: "!ERROR", message: (e as Error).message, columns, changes: [] };
+    return { outcome: "!ERROR", message: (e as Error).message, columns, changes: [], polls: 0 };
   }
 }
 
@@ -167,7 +190,7 @@ function check(name: string, what: string, got: unknown, want: unknown): void {
 
 describe("Flink 2.3 oracle: query shapes", () => {
   it("has the corpus, each script with Flink's output", () => {
-    expect(names.length).toBeGreaterThanOrEqual(5);
+    expect(names.length).toBeGreaterThanOrEqual(60);
     for (const key of differences.keys()) {
       const name = key.slice(0, key.indexOf("\t"));
       expect(names, `differences.tsv names a script that does not exist: ${name}`).toContain(name);
@@ -177,7 +200,8 @@ describe("Flink 2.3 oracle: query shapes", () => {
   for (const name of names) {
     it(name, async () => {
       const script = readFileSync(resolve(DIR, `${name}.sql`), "utf8");
-      const compare: Compare = /^-- compare: changelog\b/m.test(script) ? "changelog" : "changes";
+      const compare: Compare = (/^-- compare: (changelog|changes|result)\b/m.exec(script)?.[1] ??
+        "changes") as Compare;
       const want = readExpected(name);
       const got = await weir(script);
       check(name, "outcome", got.outcome, want.outcome);
@@ -187,11 +211,15 @@ describe("Flink 2.3 oracle: query shapes", () => {
       if (want.outcome !== "rows" || got.outcome !== "rows") return;
       expect(got.columns, "column names").toEqual(want.columns);
       check(name, "result", materialise(got.changes), materialise(want.changes));
-      if (compare === "changelog") check(name, "changelog", got.changes, want.changes);
-      else check(name, "changes", [...got.changes].sort(), [...want.changes].sort());
-      // The same through a checkpoint and a restore into a fresh job halfway.
-      const restored = await weir(script, 3);
-      expect(restored.outcome).toBe("rows");
+      const gotPairs = updatePairs(got.changes);
+      const wantPairs = updatePairs(want.changes);
+      if (compare === "changelog") check(name, "changelog", gotPairs, wantPairs);
+      else if (compare === "changes") check(name, "changes", [...gotPairs].sort(), [...wantPairs].sort());
+      // The same through a checkpoint and a restore into a fresh job halfway (a job of
+      // constants only has no poll to checkpoint after).
+      if (got.polls < 2) return;
+      const restored = await weir(script, Math.max(1, Math.floor(got.polls / 2)));
+      expect(restored.outcome, restored.message).toBe("rows");
       expect(materialise(restored.changes), "result after a restore").toEqual(materialise(got.changes));
       expect([...restored.changes].sort(), "changes after a restore").toEqual([...got.changes].sort());
     });
