@@ -281,8 +281,7 @@ function computedKeyJoin(
 const LOOKUP_CONNECTORS = new Set(["filesystem", "postgres", "jdbc"]);
 
 function refuseProcessingTimeJoin(node: LogicalJoin): void {
-  let right = node.right;
-  while (right.kind === "project" || right.kind === "filter") right = right.input;
+  const right = node.right;
   if (
     right.kind === "scan" &&
     right.table.watermark === null &&

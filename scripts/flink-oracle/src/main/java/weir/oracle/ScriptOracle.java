@@ -91,6 +91,9 @@ public final class ScriptOracle {
         try {
             for (String s : stmts.subList(0, stmts.size() - 1)) tEnv.executeSql(flinkDdl(dir, s));
             Table t = tEnv.sqlQuery(query);
+            // Planned as written first: wrapped in a subquery, an ORDER BY without LIMIT would be
+            // dropped instead of refused.
+            t.explain();
             schema = t.getResolvedSchema();
             sql.append("SELECT ");
             List<Column> cols = schema.getColumns();
