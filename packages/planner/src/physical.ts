@@ -67,6 +67,7 @@ export type PhysicalNode =
   | GroupAggregateNode
   | JoinNode
   | IntervalJoinNode
+  | TemporalJoinNode
   | WindowJoinNode
   | RankNode
   | DeduplicateNode
@@ -226,6 +227,24 @@ export interface IntervalJoinNode extends NodeBase {
   readonly rightTimeColumn: number;
   readonly lowerBound: number;
   readonly upperBound: number;
+  readonly condition: Expr | null;
+}
+
+/**
+ * Event-time temporal join (`JOIN versioned FOR SYSTEM_TIME AS OF l.rowtime ON l.k = r.pk`): each
+ * left row joins the version of the right row (by key) that was valid at the left row's time, the
+ * latest right change with `rightTime <= leftTime`; a left row is emitted once the watermark (the
+ * minimum over both inputs) passes its time. A right delete ends the version: no match from its
+ * time on. Output: left columns, right columns; the left row's change kind.
+ */
+export interface TemporalJoinNode extends NodeBase {
+  readonly kind: "temporal-join";
+  readonly joinType: "inner" | "left";
+  readonly leftKeys: readonly number[];
+  readonly rightKeys: readonly number[];
+  readonly leftTimeColumn: number;
+  readonly rightTimeColumn: number;
+  /** Residual condition over the concatenated row, or null. */
   readonly condition: Expr | null;
 }
 

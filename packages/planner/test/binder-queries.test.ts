@@ -318,7 +318,7 @@ const PLANS: readonly { readonly name: string; readonly sql: string; readonly pl
     name: "LAG over an OVER window (issue 16)",
     sql: "SELECT LAG(quantity) OVER w, LAG(amount, 2, 0) OVER w FROM orders WINDOW w AS (PARTITION BY customer ORDER BY ts)",
     plan: `Project($10, $11)
-  Over(LAG($3, 1, false) over (partition=[$1] order=[$7] rows unbounded preceding), LAG($9, 2, true) over (partition=[$1] order=[$7] rows unbounded preceding))
+  Over(LAG($3, 1, false) over (partition=[$1] order=[$7] range unbounded preceding), LAG($9, 2, true) over (partition=[$1] order=[$7] range unbounded preceding))
     Project($0, $1, $2, $3, $4, $5, $6, $7, $8, ROW($2, 0.00))
       Scan(table=orders)
 => [EXPR$0 INT, EXPR$1 DECIMAL(10, 2)]`,

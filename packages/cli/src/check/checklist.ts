@@ -59,7 +59,14 @@ const CP_INTERVAL = "execution.checkpointing.interval";
 const CP_DIR = "execution.checkpointing.dir";
 
 /** Operators whose state grows with the keys (or rows) they see unless `'table.exec.state.ttl'` is set. */
-const UNBOUNDED_STATE = new Set(["group-aggregate", "join", "rank", "deduplicate", "changelog-normalize"]);
+const UNBOUNDED_STATE = new Set([
+  "group-aggregate",
+  "join",
+  "temporal-join",
+  "rank",
+  "deduplicate",
+  "changelog-normalize",
+]);
 
 /** Operators that drop (and count) rows arriving behind their watermark. */
 const LATE_DROPPING = new Set([
@@ -452,6 +459,11 @@ class Checker {
       case "join": {
         const right = this.dag.nodes[n.inputs[1] ?? -1];
         growth = `every row of both sides, per join key (${names(schema, n.leftKeys)} = ${names(right?.schema ?? [], n.rightKeys)})`;
+        break;
+      }
+      case "temporal-join": {
+        const right = this.dag.nodes[n.inputs[1] ?? -1];
+        growth = `the latest version (before the watermark) per key of the versioned table (${names(right?.schema ?? [], n.rightKeys)})`;
         break;
       }
       case "rank":

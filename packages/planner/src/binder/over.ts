@@ -74,7 +74,9 @@ function frameOf(frame: ast.WindowFrame | undefined): OverCall["frame"] {
 /**
  * `LAG(value [, offset [, default]])`: offset a non-negative integer constant (1 by default), the
  * default any expression of a type that casts to the value's (evaluated on the current row). The
- * frame is every row up to the current one, one row at a time (ROWS), as Flink's LagAggFunction.
+ * frame is Flink's default, RANGE UNBOUNDED PRECEDING: rows with the same time are peers, all
+ * accumulated before any of them is emitted, so they share one value (the row `offset` before the
+ * last peer), as Flink 2.3 gives (test/oracle/queries/over_lag.sql).
  */
 function bindLag(
   c: ast.FunctionCall,
@@ -124,7 +126,7 @@ function bindLag(
     filterColumn: null,
     partitionKeys,
     orderBy,
-    frame: { kind: "rows", preceding: null },
+    frame: { kind: "range", preceding: null },
     type,
     constants: [offset, d !== undefined],
     name: "",

@@ -210,6 +210,16 @@ export function nodeLabel(node: PhysicalNode, nodes: readonly PhysicalNode[]): s
       } BETWEEN ${inFields[leftWidth + node.rightTimeColumn]?.name}${offset(node.lowerBound)} AND ${
         inFields[leftWidth + node.rightTimeColumn]?.name
       }${offset(node.upperBound)}], select=[${fieldList(node.schema)}])`;
+    case "temporal-join":
+      return `TemporalJoin(joinType=[${node.joinType.toUpperCase()}], where=[${joinCondition(
+        node.leftKeys,
+        node.rightKeys,
+        leftWidth,
+        node.condition,
+        inFields,
+      )}], ${joinKeys(node.leftKeys, node.rightKeys, leftWidth, inFields)}, time=[__TEMPORAL_JOIN_CONDITION(${
+        inFields[node.leftTimeColumn]?.name
+      }, ${inFields[leftWidth + node.rightTimeColumn]?.name})], select=[${fieldList(node.schema)}])`;
     case "window-join":
       return `WindowJoin(joinType=[${node.joinType.toUpperCase()}], where=[${joinCondition(
         node.leftKeys,

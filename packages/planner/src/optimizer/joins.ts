@@ -1,6 +1,12 @@
 import { E, type Expr } from "../expr.js";
 import type { LogicalJoin } from "../logical.js";
-import type { IntervalJoinNode, JoinNode, PhysicalNode, WindowJoinNode } from "../physical.js";
+import type {
+  IntervalJoinNode,
+  JoinNode,
+  PhysicalNode,
+  TemporalJoinNode,
+  WindowJoinNode,
+} from "../physical.js";
 import { isTimeAttribute } from "../types.js";
 import { INSERT_ONLY, isInsertOnly, RETRACT } from "./builder.js";
 import { PlanError } from "./errors.js";
@@ -122,16 +128,8 @@ function timeBounds(preds: readonly Expr[], join: LogicalJoin, leftWidth: number
  * watermark), regular join (state kept for every row, by key).
  */
 export function translateJoin(t: Translator, node: LogicalJoin): PhysicalNode {
-  if (node.temporal?.kind === "event-time") {
-    throw new PlanError(
-      "event-time temporal joins (FOR SYSTEM_TIME AS OF a rowtime column) are not supported yet",
-      node.span,
-      "join on a processing-time attribute (a lookup join), or use an interval join",
-      "unsupported",
-    );
-  }
-  // A processing-time temporal (lookup) join runs as a regular join against the table's rows;
-  // see docs: unlike Flink's lookup, a dimension row that arrives later also joins earlier rows.
+  if (node.temporal?.kind === "event-time") return translateTemporalJoin(t, node);
+  if (node.temporal?.kind === "processing-time") refuseProcessingTimeJoin(node);
   const left = t.translate(node.left);
   const right = t.translate(node.right);
   const lw = left.schema.length;
@@ -270,4 +268,99 @@ function computedKeyJoin(
     node.schema.map((f) => f.name),
     node.span,
   );
+}
+
+/**
+ * A processing-time temporal join (`FOR SYSTEM_TIME AS OF l.proctime`). Weir runs it as its lookup
+ * join (a regular join against a bounded reference table read once: filesystem or Postgres, see
+ * docs/reference/sql.md) only when the right side is such a table. Against anything else — a
+ * versioned table (a WATERMARK), a view, an unbounded source — Flink 2.3 refuses it (FLINK-19830:
+ * the left rows would not wait for a complete snapshot of the right table), and so does Weir, with
+ * Flink's message.
+ */
+const LOOKUP_CONNECTORS = new Set(["filesystem", "postgres", "jdbc"]);
+
+function refuseProcessingTimeJoin(node: LogicalJoin): void {
+  const right = node.right;
+  if (
+    right.kind === "scan" &&
+    right.table.watermark === null &&
+    LOOKUP_CONNECTORS.has(right.table.options.connector ?? "")
+  )
+    return;
+  throw new PlanError(
+    "Processing-time temporal join is not supported yet.",
+    node.span,
+    "a processing-time (lookup) join needs a bounded reference table without a WATERMARK ('filesystem' or 'postgres'); to join a versioned table (PRIMARY KEY and WATERMARK) as of the left row's time, use FOR SYSTEM_TIME AS OF the left table's event-time column",
+    "unsupported",
+  );
+}
+
+/**
+ * Event-time temporal join against a versioned table: the right input has a primary key (or, for
+ * a view, a unique key such as a deduplication's) and an event-time attribute. The equi-join keys
+ * must cover that key (Flink's rule), so each left row joins at most one version.
+ */
+function translateTemporalJoin(t: Translator, node: LogicalJoin): PhysicalNode {
+  const info = node.temporal!;
+  if (node.joinType !== "inner" && node.joinType !== "left") {
+    throw new PlanError(
+      `temporal joins must be INNER or LEFT joins, not ${node.joinType.toUpperCase()}`,
+      node.span,
+      undefined,
+      "unsupported",
+    );
+  }
+  const left = t.translate(node.left);
+  const right = t.translate(node.right);
+  const lw = left.schema.length;
+  const preds = conjuncts(node.condition);
+  const pairs = equiPairs(preds, lw);
+  if (info.leftTime.kind !== "input" || info.rightTimeColumn === undefined) {
+    throw new PlanError("FOR SYSTEM_TIME AS OF must name the left table's event-time column", node.span);
+  }
+  const versionKey =
+    right.streamKey ?? (right.changelogMode.kind === "upsert" ? right.changelogMode.key : null);
+  if (versionKey === null || versionKey.length === 0) {
+    throw new PlanError(
+      "Temporal Table Join requires primary key in versioned table, but no primary key can be found.",
+      node.span,
+      "declare PRIMARY KEY (...) NOT ENFORCED on the versioned table, or deduplicate a view with ROW_NUMBER() OVER (PARTITION BY key ORDER BY rowtime DESC) = 1",
+      "invalid-temporal-join",
+    );
+  }
+  const covered = new Set(pairs.map((p) => p.right));
+  const missing = versionKey.filter((k) => !covered.has(k));
+  if (missing.length > 0) {
+    throw new PlanError(
+      "Temporal Table Join requires primary key in versioned table, but no primary key can be found.",
+      node.span,
+      `the equi-join condition must cover the versioned table's primary key (${versionKey.map((k) => right.schema[k]!.name).join(", ")}); it has no equality on ${missing.map((k) => right.schema[k]!.name).join(", ")}`,
+      "invalid-temporal-join",
+    );
+  }
+  if (right.changelogMode.kind === "upsert") {
+    throw new PlanError(
+      "event-time temporal join: the versioned table's changes carry no full deleted row (an upsert changelog)",
+      node.span,
+      undefined,
+      "unsupported",
+    );
+  }
+  const used = new Set(pairs.map((p) => p.pred));
+  return t.b.add<TemporalJoinNode>({
+    kind: "temporal-join",
+    inputs: [left.id, right.id],
+    schema: node.schema,
+    changelogMode: isInsertOnly(left) ? INSERT_ONLY : RETRACT,
+    streamKey: left.streamKey ? [...left.streamKey] : null,
+    watermarkColumn: info.leftTime.index,
+    joinType: node.joinType,
+    leftKeys: pairs.map((p) => p.left),
+    rightKeys: pairs.map((p) => p.right),
+    leftTimeColumn: info.leftTime.index,
+    rightTimeColumn: info.rightTimeColumn,
+    condition: and(preds.filter((p) => !used.has(p))),
+    ...(node.span ? { span: node.span } : {}),
+  });
 }

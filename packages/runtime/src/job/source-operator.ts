@@ -1,6 +1,6 @@
 import type { SourceNode } from "@weir/planner";
 import type { ChangeBatch, Row } from "../changelog.js";
-import { ChangeBatchBuilder, Message, type Op } from "../changelog.js";
+import { ChangeBatchBuilder, Message, Op } from "../changelog.js";
 import type { PollResult } from "../connector.js";
 import type { CompiledExpr } from "../expr/compile.js";
 import { compileExpr } from "../expr/compile.js";
@@ -15,7 +15,9 @@ import { WatermarkTracker } from "../time/watermarks.js";
  * split, with the node's idle timeout), or `idle`. The end of a bounded source becomes the final
  * watermark (+∞) and `end`.
  *
- * Invariant: a row whose rowtime (the watermark column) is NULL fails the job, as in Flink.
+ * Invariant: a row whose rowtime (the watermark column) is NULL fails the job, as in Flink, except
+ * a delete (an upsert-kafka tombstone carries only its key), which passes without moving the
+ * watermark.
  */
 export class SourceOperator {
   readonly tracker: WatermarkTracker;
@@ -197,7 +199,14 @@ export class SourceOperator {
         max = this.splitMax.get(split) ?? Number.NEGATIVE_INFINITY;
       }
       const row = batch.rows[i];
-      if (row[col] === null || row[col] === undefined) this.nullRowtime(col);
+      if (row[col] === null || row[col] === undefined) {
+        // An upsert-kafka tombstone has only its key: changelog-normalize completes it with the
+        // deleted row (and its rowtime); it does not move the watermark (Flink skips a NULL
+        // watermark too).
+        if (batch.ops[i] !== Op.DELETE) this.nullRowtime(col);
+        out.push(Op.DELETE, row);
+        continue;
+      }
       out.push(batch.ops[i] as Op, row);
       const w = expr(row);
       if (typeof w !== "number" || w <= max) continue;
@@ -230,7 +239,10 @@ export class SourceOperator {
         max = Number.NEGATIVE_INFINITY;
       }
       const row = batch.rows[i];
-      if (row[col] === null || row[col] === undefined) this.nullRowtime(col);
+      if (row[col] === null || row[col] === undefined) {
+        if (batch.ops[i] !== Op.DELETE) this.nullRowtime(col);
+        continue;
+      }
       const w = expr(row);
       if (typeof w === "number" && w > max) max = w;
     }

@@ -18,8 +18,13 @@ import { bindAggregates } from "./time-support.js";
  * - RANGE frames: rows with equal timestamps are peers — they are accumulated together and get
  *   the same result; the frame is every row with a timestamp in [ts − N, ts] (or all before).
  * Per partition the operator keeps the frame's accumulators and, for bounded frames, the rows in
- * the frame (to retract them as they leave). A row whose timestamp is not after the watermark is
- * late: dropped and counted.
+ * the frame (to retract them as they leave). Late rows are dropped and counted, by Flink's rules:
+ * - unbounded frames (Flink's AbstractRowTimeUnboundedPrecedingOver): a row whose timestamp is
+ *   not after the watermark;
+ * - bounded frames (`N PRECEDING`, Flink's RowTime{Rows,Range}BoundedPrecedingFunction): a row
+ *   whose timestamp is not after the last timestamp its partition has processed (`last`), so a
+ *   row behind the watermark is still taken, at the next watermark, when its partition has not
+ *   got that far.
  */
 export class OverAggregateOperator implements Operator {
   private ctx!: OperatorContext;
@@ -28,8 +33,13 @@ export class OverAggregateOperator implements Operator {
   private pending!: TimeIndexedState<Row[]>;
   private accs!: ValueState<GroupAcc>;
   private frames!: ListState<Row>;
+  /** Bounded frames: per partition, the last timestamp processed. */
+  private last!: ValueState<number>;
+  private readonly bounded: boolean;
 
-  constructor(private readonly node: OverAggregateNode) {}
+  constructor(private readonly node: OverAggregateNode) {
+    this.bounded = node.frame.preceding !== null;
+  }
 
   open(ctx: OperatorContext): void {
     this.ctx = ctx;
@@ -39,6 +49,7 @@ export class OverAggregateOperator implements Operator {
     this.pending = ctx.state.timeIndexed<Row[]>("pending");
     this.accs = ctx.state.value<GroupAcc>("accumulators");
     this.frames = ctx.state.list<Row>("frames");
+    this.last = ctx.state.value<number>("last");
   }
 
   processBatch(_input: number, batch: ChangeBatch): void {
@@ -54,11 +65,11 @@ export class OverAggregateOperator implements Operator {
       const row = rows[i];
       const ts = row[tc] as number | null;
       if (ts === null || ts === undefined) continue;
-      if (ts <= wm) {
+      const key = this.codec.encode(row);
+      if (this.bounded ? ts <= (this.last.get(key) ?? Number.NEGATIVE_INFINITY) : ts <= wm) {
         this.ctx.late(row, "behind-watermark");
         continue;
       }
-      const key = this.codec.encode(row);
       const list = this.pending.get(ts, key);
       if (list === undefined) this.pending.put(ts, key, [row]);
       else {
@@ -74,6 +85,7 @@ export class OverAggregateOperator implements Operator {
       for (const [key, rows] of partitions) {
         if (this.node.frame.kind === "rows") this.processRows(key, rows, out);
         else this.processRange(key, ts, rows, out);
+        if (this.bounded) this.last.put(key, ts);
       }
     });
     if (out.length > 0) {
@@ -125,4 +137,5 @@ export class OverAggregateOperator implements Operator {
   }
 }
 
-registerOperator("over-aggregate", (node) => new OverAggregateOperator(node));
+// State version 2: the `last` table (per-partition lateness of bounded frames).
+registerOperator("over-aggregate", (node) => new OverAggregateOperator(node), { stateVersion: 2 });

@@ -121,4 +121,41 @@ describe("OVER aggregation", () => {
     expect(res.lines).toEqual(["+I a 3 2 2 1 2", "+I a 5 1 7 3 4", "+I a 5 4 7 3 4"]);
     expect(res.metrics.lateRecordsDropped).toBe(1);
   });
+
+  it("bounded frames: a row behind the watermark is late only if its partition got that far (Flink's rule)", () => {
+    for (const frame of [
+      { kind: "rows", preceding: 2 },
+      { kind: "range", preceding: 10 },
+    ] as const) {
+      const n = node(frame);
+      const res = run(() => new OverAggregateOperator(n), n, [
+        inserts([
+          ["a", 20, 1],
+          ["b", 5, 1],
+        ]),
+        wm(30),
+        // Partition b has processed only time 5: its row at 8 is taken (at the next watermark);
+        // partition a has processed 20: its row at 15 is late.
+        inserts([
+          ["b", 8, 2],
+          ["a", 15, 7],
+        ]),
+        wm(31),
+      ]);
+      expect(sorted(res.lines)).toEqual(sorted(["+I a 20 1 1 1 1", "+I b 5 1 1 1 1", "+I b 8 2 3 2 2"]));
+      expect(res.metrics.lateRecordsDropped).toBe(1);
+    }
+  });
+
+  it("unbounded frames: a row behind the watermark is late", () => {
+    const n = node({ kind: "rows", preceding: null });
+    const res = run(() => new OverAggregateOperator(n), n, [
+      inserts([["b", 5, 1]]),
+      wm(30),
+      inserts([["b", 8, 2]]),
+      wm(31),
+    ]);
+    expect(res.lines).toEqual(["+I b 5 1 1 1 1"]);
+    expect(res.metrics.lateRecordsDropped).toBe(1);
+  });
 });

@@ -1,0 +1,8 @@
+-- GROUP BY with HAVING (rows appear and disappear).
+-- compare: changelog
+CREATE TABLE orders (
+  order_id INT, customer STRING, product STRING, amount DECIMAL(10, 2), qty INT, ts TIMESTAMP(3),
+  tags ARRAY<STRING>, attrs STRING,
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = 'data/q_orders.jsonl', 'format' = 'json');
+SELECT product, SUM(qty) AS qty FROM orders GROUP BY product HAVING SUM(qty) BETWEEN 5 AND 15;

@@ -1,0 +1,9 @@
+-- HOP window aggregation.
+-- compare: changes
+CREATE TABLE orders (
+  order_id INT, customer STRING, product STRING, amount DECIMAL(10, 2), qty INT, ts TIMESTAMP(3),
+  tags ARRAY<STRING>, attrs STRING,
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = 'data/q_orders.jsonl', 'format' = 'json');
+SELECT window_start, window_end, product, SUM(qty) AS qty
+FROM TABLE(HOP(TABLE orders, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '15' SECOND)) GROUP BY window_start, window_end, product;

@@ -1,0 +1,8 @@
+-- LEAD over a stream.
+-- compare: changes
+CREATE TABLE orders (
+  order_id INT, customer STRING, product STRING, amount DECIMAL(10, 2), qty INT, ts TIMESTAMP(3),
+  tags ARRAY<STRING>, attrs STRING,
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = 'data/q_orders.jsonl', 'format' = 'json');
+SELECT order_id, LEAD(qty) OVER (PARTITION BY customer ORDER BY ts) AS next_qty FROM orders;

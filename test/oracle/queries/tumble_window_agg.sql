@@ -1,0 +1,9 @@
+-- TUMBLE window aggregation; late rows dropped.
+-- compare: changelog
+CREATE TABLE orders (
+  order_id INT, customer STRING, product STRING, amount DECIMAL(10, 2), qty INT, ts TIMESTAMP(3),
+  tags ARRAY<STRING>, attrs STRING,
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = 'data/q_orders.jsonl', 'format' = 'json');
+SELECT window_start, window_end, COUNT(*) AS n, SUM(amount) AS total, MAX(qty) AS max_qty
+FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end;

@@ -1,0 +1,8 @@
+-- window Top-N after a window aggregation: the top product per window.
+-- compare: changes
+CREATE TABLE orders (
+  order_id INT, customer STRING, product STRING, amount DECIMAL(10, 2), qty INT, ts TIMESTAMP(3),
+  tags ARRAY<STRING>, attrs STRING,
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = 'data/q_orders.jsonl', 'format' = 'json');
+SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY qty DESC, product) AS rn FROM (SELECT window_start, window_end, product, SUM(qty) AS qty FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, product)) WHERE rn <= 1;
