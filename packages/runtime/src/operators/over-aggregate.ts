@@ -125,4 +125,5 @@ export class OverAggregateOperator implements Operator {
   }
 }
 
-registerOperator("over-aggregate", (node) => new OverAggregateOperator(node));
+// Version 2: DISTINCT aggregates over one column share one map of distinct values in the accumulators.
+registerOperator("over-aggregate", (node) => new OverAggregateOperator(node), { stateVersion: 2 });

@@ -219,9 +219,14 @@ export class WindowAggregateOperator implements Operator {
   }
 }
 
-registerOperator("window-aggregate", (node, info) => {
-  const retractable = (info.inputModes[0]?.kind ?? "retract") !== "insert-only";
-  return node.attachedWindow === undefined
-    ? new WindowAggregateOperator(node, retractable)
-    : new WindowAttachedAggregateOperator(node, retractable);
-});
+// Version 2: DISTINCT aggregates over one column share one map of distinct values in the accumulators.
+registerOperator(
+  "window-aggregate",
+  (node, info) => {
+    const retractable = (info.inputModes[0]?.kind ?? "retract") !== "insert-only";
+    return node.attachedWindow === undefined
+      ? new WindowAggregateOperator(node, retractable)
+      : new WindowAttachedAggregateOperator(node, retractable);
+  },
+  { stateVersion: 2 },
+);
