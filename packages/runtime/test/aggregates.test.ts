@@ -374,11 +374,11 @@ describe("GroupAggregates: DISTINCT aggregates over one column share one map (q1
   ];
   const shared = () => new GroupAggregates(bindings());
   /** The same aggregates, one GroupAggregates each: no sharing. */
-  function separate(row: readonly unknown[][], signs: readonly (1 | -1)[]) {
+  function separate(rows: readonly unknown[][], signs: readonly (1 | -1)[]) {
     return bindings().map((b) => {
       const g = new GroupAggregates([b]);
       const acc = g.create();
-      row.forEach((r, i) => g.apply(acc, r, signs[i]!));
+      for (let i = 0; i < rows.length; i++) g.apply(acc, rows[i]!, signs[i]!);
       return g.values(acc)[0];
     });
   }
