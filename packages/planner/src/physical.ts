@@ -188,6 +188,14 @@ export interface WindowAggregateNode extends NodeBase {
   readonly timeKind?: "rowtime" | "proctime";
   readonly groupKeys: readonly number[];
   readonly aggregates: readonly AggregateCall[];
+  /**
+   * Set when the input already carries its windows (Flink's window-attached windowing): the
+   * input is the insert-only output of a window operator, `start`/`end` are its window_start and
+   * window_end columns (both grouped by), and each row belongs to exactly that window. `window`
+   * is then the upstream window (for EXPLAIN), `timeColumn` is `end`, and `timeKind` is rowtime:
+   * a window fires when the watermark reaches window_end − 1, and its state is dropped.
+   */
+  readonly attachedWindow?: WindowColumns;
 }
 
 /**

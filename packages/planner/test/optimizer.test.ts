@@ -313,6 +313,45 @@ describe("joins", () => {
     expect(j.leftKeys).toEqual([1]);
     expect(j.rightKeys).toEqual([0]);
   });
+
+  /** Per-window counts per bidder, as a derived table (Nexmark q5's shape). */
+  const COUNTS = `(SELECT bidder, COUNT(*) AS n, window_start AS ws, window_end AS we
+    FROM TABLE(HOP(TABLE bid, DESCRIPTOR(bidtime), INTERVAL '1' MINUTE, INTERVAL '5' MINUTES))
+    GROUP BY bidder, window_start, window_end)`;
+
+  it("keeps an aggregate over a window aggregate's windows a window aggregate (window-attached)", () => {
+    const dag = planScript(`${DDL} SELECT MAX(n) AS m, ws, we FROM ${COUNTS} C GROUP BY ws, we;`);
+    expect(dag.nodes.some((n) => n.kind === "group-aggregate")).toBe(false);
+    const aggs = dag.nodes.filter((n) => n.kind === "window-aggregate");
+    expect(aggs).toHaveLength(2);
+    const attached = aggs.find((a) => a.attachedWindow !== undefined)!;
+    expect(attached.changelogMode.kind).toBe("insert-only");
+    expect(attached.groupKeys).toEqual([]);
+    expect(attached.window).toEqual({ kind: "hop", size: 300_000, slide: 60_000, offset: 0 });
+    const input = dag.nodes[attached.inputs[0]!]!;
+    expect(input.schema[attached.attachedWindow!.start]!.name).toBe("ws");
+    expect(input.schema[attached.attachedWindow!.end]!.name).toBe("we");
+    expect(explainScript(`${DDL} SELECT MAX(n) AS m, ws, we FROM ${COUNTS} C GROUP BY ws, we;`)).toContain(
+      "window=[HOP(win_start=[ws], win_end=[we], size=[5 min], slide=[1 min])]",
+    );
+  });
+
+  it("joins per-window results on window_start and window_end as a window join (q5)", () => {
+    const dag = planScript(`${DDL}
+      SELECT A.bidder, A.n FROM ${COUNTS} A
+      JOIN (SELECT MAX(n) AS m, ws, we FROM ${COUNTS} C GROUP BY ws, we) M
+      ON A.ws = M.ws AND A.we = M.we AND A.n >= M.m;`);
+    const j = only(dag, "window-join");
+    expect(j.changelogMode.kind).toBe("insert-only");
+    expect(dag.nodes.some((n) => n.kind === "join" || n.kind === "group-aggregate")).toBe(false);
+    expect(dag.nodes[dag.sinks[0]!]!.changelogMode.kind).toBe("insert-only");
+  });
+
+  it("keeps an unbounded aggregate when the window is not grouped by both bounds", () => {
+    const dag = planScript(`${DDL} SELECT MAX(n) AS m, we FROM ${COUNTS} C GROUP BY we;`);
+    expect(only(dag, "group-aggregate").changelogMode.kind).toBe("retract");
+    expect(dag.nodes.filter((n) => n.kind === "window-aggregate")).toHaveLength(1);
+  });
 });
 
 describe("predicate push-down", () => {

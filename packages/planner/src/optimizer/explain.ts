@@ -135,16 +135,17 @@ function aggList(aggs: readonly AggregateCall[], fields: readonly Field[]): stri
     .join(", ");
 }
 
+/** `time` is `time_col=[...]`, or `win_start=[...], win_end=[...]` for a window-attached aggregate. */
 function windowLabel(w: WindowSpec, time: string): string {
   switch (w.kind) {
     case "tumble":
-      return `TUMBLE(time_col=[${time}], size=[${formatMillis(w.size)}]${w.offset ? `, offset=[${formatMillis(w.offset)}]` : ""})`;
+      return `TUMBLE(${time}, size=[${formatMillis(w.size)}]${w.offset ? `, offset=[${formatMillis(w.offset)}]` : ""})`;
     case "hop":
-      return `HOP(time_col=[${time}], size=[${formatMillis(w.size)}], slide=[${formatMillis(w.slide)}])`;
+      return `HOP(${time}, size=[${formatMillis(w.size)}], slide=[${formatMillis(w.slide)}])`;
     case "cumulate":
-      return `CUMULATE(time_col=[${time}], max_size=[${formatMillis(w.maxSize)}], step=[${formatMillis(w.step)}])`;
+      return `CUMULATE(${time}, max_size=[${formatMillis(w.maxSize)}], step=[${formatMillis(w.step)}])`;
     case "session":
-      return `SESSION(time_col=[${time}], gap=[${formatMillis(w.gap)}])`;
+      return `SESSION(${time}, gap=[${formatMillis(w.gap)}])`;
     default: {
       const _exhaustive: never = w;
       return _exhaustive;
@@ -182,12 +183,17 @@ export function nodeLabel(node: PhysicalNode, nodes: readonly PhysicalNode[]): s
     case "union":
       return `Union(all=[true], union=[${fieldList(node.schema)}])`;
     case "window-table-function":
-      return `WindowTableFunction(window=[${windowLabel(node.window, inFields[node.timeColumn]?.name ?? "?")}])`;
-    case "window-aggregate":
+      return `WindowTableFunction(window=[${windowLabel(node.window, `time_col=[${inFields[node.timeColumn]?.name ?? "?"}]`)}])`;
+    case "window-aggregate": {
+      const a = node.attachedWindow;
+      const time = a
+        ? `win_start=[${inFields[a.start]?.name ?? "?"}], win_end=[${inFields[a.end]?.name ?? "?"}]`
+        : `time_col=[${inFields[node.timeColumn]?.name ?? "?"}]`;
       return `WindowAggregate(groupBy=[${names(node.groupKeys, inFields)}], window=[${windowLabel(
         node.window,
-        inFields[node.timeColumn]?.name ?? "?",
+        time,
       )}], select=[${aggList(node.aggregates, inFields)}])`;
+    }
     case "group-aggregate":
       return `GroupAggregate(groupBy=[${names(node.groupKeys, inFields)}], select=[${aggList(node.aggregates, inFields)}])`;
     case "join":

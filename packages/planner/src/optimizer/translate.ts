@@ -28,7 +28,12 @@ import { PlanError } from "./errors.js";
 import { and, refs, substitute } from "./exprs.js";
 import { translateJoin } from "./joins.js";
 import { matchRankPattern, rankColumn, rankOver, translateOver } from "./ranking.js";
-import { matchWindowAggregate, translateGroupWindow, translateWindowTvf } from "./windows.js";
+import {
+  matchWindowAggregate,
+  matchWindowAttachedAggregate,
+  translateGroupWindow,
+  translateWindowTvf,
+} from "./windows.js";
 
 /**
  * Logical → physical translation: one recursive pass that recognises the streaming patterns
@@ -234,6 +239,8 @@ export class Translator {
     const windowed = matchWindowAggregate(this, node);
     if (windowed) return windowed;
     let input = this.translate(node.input);
+    const attached = matchWindowAttachedAggregate(this, node, input);
+    if (attached) return attached;
     let keys = [...node.groupKeys];
     if (node.groupingSets) {
       // One copy of each row per grouping set: keys outside the set become NULL, and the set's

@@ -10,8 +10,8 @@ import type {
   WindowSpec,
   WindowTableFunctionNode,
 } from "../physical.js";
-import { isTimeAttribute, T } from "../types.js";
-import { INSERT_ONLY } from "./builder.js";
+import { isTimeAttribute, T, type TimestampType } from "../types.js";
+import { INSERT_ONLY, isInsertOnly } from "./builder.js";
 import { PlanError } from "./errors.js";
 import { refs } from "./exprs.js";
 import { collectCalc, type Translator } from "./translate.js";
@@ -40,6 +40,91 @@ export function windowColumns(node: PhysicalNode, nodes: readonly PhysicalNode[]
     default:
       return null;
   }
+}
+
+/**
+ * The window that the window columns of `node` (see {@link windowColumns}) come from, and whether
+ * it runs on event time; null when they do not come from a window operator.
+ */
+export function windowOrigin(
+  node: PhysicalNode,
+  nodes: readonly PhysicalNode[],
+): { readonly window: WindowSpec; readonly rowtime: boolean } | null {
+  switch (node.kind) {
+    case "window-table-function":
+      return { window: node.window, rowtime: true };
+    case "window-aggregate":
+      return { window: node.window, rowtime: (node.timeKind ?? "rowtime") === "rowtime" };
+    case "calc":
+    case "window-rank":
+    case "window-deduplicate":
+      return windowOrigin(nodes[node.inputs[0]!]!, nodes);
+    default:
+      return null;
+  }
+}
+
+/**
+ * GROUP BY window_start, window_end, ... over the output of a window operator (a window
+ * aggregate, Top-N or deduplication that keeps both columns) → a window aggregate over the
+ * windows the rows carry (Flink's window-attached windowing, as in Nexmark q5's MAX over
+ * per-window counts): insert-only, one result per window and key when the watermark passes the
+ * window's end, and the window's state freed then, instead of an unbounded GROUP BY that keeps
+ * every window forever and retracts. Needs an insert-only, event-time input and no grouping sets.
+ */
+export function matchWindowAttachedAggregate(
+  t: Translator,
+  node: LogicalAggregate,
+  input: PhysicalNode,
+): PhysicalNode | undefined {
+  if (node.groupingSets || !isInsertOnly(input)) return undefined;
+  const wc = windowColumns(input, t.b.nodes);
+  const origin = wc ? windowOrigin(input, t.b.nodes) : null;
+  if (!wc || !origin?.rowtime) return undefined;
+  if (!node.groupKeys.includes(wc.start) || !node.groupKeys.includes(wc.end)) return undefined;
+  const groupKeys = node.groupKeys.filter((g) => g !== wc.start && g !== wc.end);
+  const k = groupKeys.length;
+  const n = node.aggregates.length;
+  const timeType: TimestampType = {
+    kind: wc.timeZoneAligned ? "TIMESTAMP_LTZ" : "TIMESTAMP",
+    precision: 3,
+    nullable: false,
+    timeAttribute: "rowtime",
+  };
+  const agg = t.b.add<WindowAggregateNode>({
+    kind: "window-aggregate",
+    inputs: [input.id],
+    schema: [
+      ...groupKeys.map((g) => input.schema[g]!),
+      ...node.schema.slice(node.groupKeys.length, node.groupKeys.length + n),
+      { name: "window_start", type: input.schema[wc.start]!.type },
+      { name: "window_end", type: input.schema[wc.end]!.type },
+      { name: "window_time", type: timeType },
+    ],
+    changelogMode: INSERT_ONLY,
+    streamKey: [...groupKeys.map((_, i) => i), k + n, k + n + 1],
+    watermarkColumn: k + n + 2,
+    window: origin.window,
+    timeColumn: wc.end,
+    timeKind: "rowtime",
+    groupKeys,
+    aggregates: node.aggregates,
+    attachedWindow: wc,
+    ...(node.span ? { span: node.span } : {}),
+  });
+  let plain = 0;
+  const projections: Expr[] = node.groupKeys.map((g) => {
+    const at = g === wc.start ? k + n : g === wc.end ? k + n + 1 : plain++;
+    return E.input(at, agg.schema[at]!.type);
+  });
+  for (let a = 0; a < n; a++) projections.push(E.input(k + a, agg.schema[k + a]!.type));
+  return t.b.calc(
+    agg,
+    projections,
+    null,
+    node.schema.map((f) => f.name),
+    node.span,
+  );
 }
 
 /** The kind of time attribute `field` is; fails on a plain timestamp. */

@@ -19,6 +19,11 @@ export interface AggregateFunction<A = unknown> {
   retract(acc: A, value: unknown): A;
   merge(acc: A, other: A): A;
   getValue(acc: A): unknown;
+  /**
+   * Set on `agg(DISTINCT x)` (see `distinct`): the wrapped function. Lets a group share one
+   * distinct-value map among the aggregates that distinct the same column.
+   */
+  readonly distinctOf?: AggregateFunction;
 }
 
 export function notRetractable(name: string): never {

@@ -62,5 +62,6 @@ export function distinct(inner: AggregateFunction): AggregateFunction<DistinctAc
       return acc;
     },
     getValue: (acc) => inner.getValue(acc.inner),
+    distinctOf: inner,
   };
 }

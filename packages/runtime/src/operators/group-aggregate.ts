@@ -112,4 +112,5 @@ export function aggregateBinding(call: AggregateCall, retractable: boolean): Agg
   };
 }
 
-registerOperator("group-aggregate", (node) => new GroupAggregateOperator(node));
+// Version 2: DISTINCT aggregates over one column share one map of distinct values in the accumulators.
+registerOperator("group-aggregate", (node) => new GroupAggregateOperator(node), { stateVersion: 2 });

@@ -13,6 +13,7 @@ export * from "./union.js";
 export * from "./unnest.js";
 export * from "./values.js";
 export * from "./window-aggregate.js";
+export * from "./window-attached-aggregate.js";
 export * from "./window-deduplicate.js";
 export * from "./window-join.js";
 export * from "./window-rank.js";

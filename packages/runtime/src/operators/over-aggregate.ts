@@ -137,5 +137,6 @@ export class OverAggregateOperator implements Operator {
   }
 }
 
-// State version 2: the `last` table (per-partition lateness of bounded frames).
+// State version 2: the `last` table (per-partition lateness of bounded frames), and DISTINCT
+// aggregates over one column share one map of distinct values in the accumulators.
 registerOperator("over-aggregate", (node) => new OverAggregateOperator(node), { stateVersion: 2 });

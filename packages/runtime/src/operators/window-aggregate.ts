@@ -14,6 +14,7 @@ import {
 import { registerOperator } from "./registry.js";
 import { SessionStore } from "./session-store.js";
 import { bindAggregates, inputTypesFromOutput, type WindowClock, windowClock } from "./time-support.js";
+import { WindowAttachedAggregateOperator } from "./window-attached-aggregate.js";
 
 /** The slice assigner of an aligned window (TUMBLE, HOP, CUMULATE); null for SESSION. */
 export function sliceAssignerOf(window: WindowSpec): SliceAssigner | null {
@@ -218,8 +219,14 @@ export class WindowAggregateOperator implements Operator {
   }
 }
 
+// Version 2: DISTINCT aggregates over one column share one map of distinct values in the accumulators.
 registerOperator(
   "window-aggregate",
-  (node, info) =>
-    new WindowAggregateOperator(node, (info.inputModes[0]?.kind ?? "retract") !== "insert-only"),
+  (node, info) => {
+    const retractable = (info.inputModes[0]?.kind ?? "retract") !== "insert-only";
+    return node.attachedWindow === undefined
+      ? new WindowAggregateOperator(node, retractable)
+      : new WindowAttachedAggregateOperator(node, retractable);
+  },
+  { stateVersion: 2 },
 );
