@@ -99,6 +99,7 @@ const KNOWN: Readonly<Record<string, ValueCheck>> = {
   "state.backend.incremental": boolean,
   "state.backend.rocksdb.localdir": nonEmpty,
   "weir.state.cache-entries": positiveInteger,
+  "weir.state.cache-bytes": positiveInteger,
   "weir.state.incremental.max-deltas": positiveInteger,
   "sql-client.execution.result-mode": oneOf("table", "changelog", "tableau"),
   "execution.runtime-mode": only("streaming", "Weir runs every query as a streaming job"),

@@ -2,7 +2,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Clock } from "../time/watermarks.js";
 import type { StateBackend } from "./api.js";
-import { DEFAULT_CACHE_ENTRIES, DEFAULT_MAX_DELTAS, DiskStateBackend } from "./disk.js";
+import { DEFAULT_CACHE_BYTES, DEFAULT_CACHE_ENTRIES, DEFAULT_MAX_DELTAS, DiskStateBackend } from "./disk.js";
 import { MemoryStateBackend } from "./memory.js";
 
 /** The setting that picks the state backend (Flink's name). */
@@ -18,6 +18,8 @@ export const STATE_SETTINGS = {
   localDir: "state.backend.rocksdb.localdir",
   /** Weir's: decoded values cached in memory per state table of the on-disk backend. */
   cacheEntries: "weir.state.cache-entries",
+  /** Weir's: the cache's bound in bytes per state table (at the table's mean record size). */
+  cacheBytes: "weir.state.cache-bytes",
   /** Weir's: after this many incremental deltas, the next checkpoint writes a new base. */
   maxDeltas: "weir.state.incremental.max-deltas",
 } as const;
@@ -75,6 +77,7 @@ export function stateBackendFactory(settings: Settings): StateBackendFactory {
     return (clock) => new MemoryStateBackend({ clock });
   }
   const cacheEntries = positive(settings, STATE_SETTINGS.cacheEntries, DEFAULT_CACHE_ENTRIES);
+  const cacheBytes = positive(settings, STATE_SETTINGS.cacheBytes, DEFAULT_CACHE_BYTES);
   const maxDeltas = positive(settings, STATE_SETTINGS.maxDeltas, DEFAULT_MAX_DELTAS);
   const localDir = settings[STATE_SETTINGS.localDir]?.trim() || undefined;
   return (clock, scope) => {
@@ -90,6 +93,7 @@ export function stateBackendFactory(settings: Settings): StateBackendFactory {
       taskId,
       incremental,
       cacheEntries,
+      cacheBytes,
       maxDeltas,
     });
   };

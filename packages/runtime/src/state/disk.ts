@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, rmdirSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { type Database, open, type RootDatabase } from "lmdb";
 import type { Clock } from "../time/watermarks.js";
 import type {
@@ -43,13 +43,16 @@ export interface DiskStateBackendOptions {
   readonly taskId?: string;
   /** `'execution.checkpointing.incremental'`: a checkpoint writes only what changed since the previous one. */
   readonly incremental?: boolean;
-  /** Decoded values kept in memory per table (least recently used are written back and dropped). */
+  /** Decoded values kept in memory per table at most (least recently used are written back and dropped). */
   readonly cacheEntries?: number;
+  /** The cache's bound in bytes per table, at the table's mean encoded record size. */
+  readonly cacheBytes?: number;
   /** A new base is written once this many deltas follow the last one (or they outgrow it). */
   readonly maxDeltas?: number;
 }
 
 export const DEFAULT_CACHE_ENTRIES = 16_384;
+export const DEFAULT_CACHE_BYTES = 16 << 20;
 export const DEFAULT_MAX_DELTAS = 10;
 /** Evicted dirty records are written to LMDB in one transaction once this many wait. */
 const WRITE_BATCH = 4096;
@@ -77,6 +80,8 @@ abstract class RecordTable {
   readonly pending = new Map<CacheKey, Buffer | null>();
   changed: Set<CacheKey> | null;
   readonly prefix: Buffer;
+  /** Mean encoded size of this table's records (updated on every encode and decode), for the cache's byte bound. */
+  private meanBytes = 256;
 
   constructor(
     readonly backend: DiskStateBackend,
@@ -95,8 +100,27 @@ abstract class RecordTable {
 
   abstract keyBytes(ck: CacheKey): Buffer;
   abstract keyOf(bytes: Buffer): CacheKey;
-  abstract encode(slot: Slot): Buffer;
-  abstract decode(bytes: Uint8Array, ck: CacheKey): Slot;
+  abstract encodeRecord(slot: Slot): Buffer;
+  abstract decodeRecord(bytes: Uint8Array, ck: CacheKey): Slot;
+
+  encode(slot: Slot): Buffer {
+    const b = this.encodeRecord(slot);
+    this.meanBytes += (b.length - this.meanBytes) / 64;
+    return b;
+  }
+
+  decode(bytes: Uint8Array, ck: CacheKey): Slot {
+    this.meanBytes += (bytes.length - this.meanBytes) / 64;
+    return this.decodeRecord(bytes, ck);
+  }
+
+  /** How many decoded records the cache holds at most: the entry bound, and the byte bound at the mean record size. */
+  get capacity(): number {
+    return Math.min(
+      this.backend.cacheEntries,
+      Math.max(16, Math.floor(this.backend.cacheBytes / Math.max(16, this.meanBytes))),
+    );
+  }
 
   /** The record's slot (loaded into the cache), or undefined when there is none. */
   slot(ck: CacheKey): Slot | undefined {
@@ -180,12 +204,14 @@ abstract class RecordTable {
 
   private admit(ck: CacheKey, slot: Slot): void {
     this.cache.set(ck, slot);
-    if (this.cache.size <= this.backend.cacheEntries) return;
-    const [oldKey, old] = this.cache.entries().next().value as [CacheKey, Slot];
-    this.cache.delete(oldKey);
-    if (old.dirty) {
-      this.pending.set(oldKey, this.encode(old));
-      this.backend.notePending(1);
+    const cap = this.capacity;
+    while (this.cache.size > cap) {
+      const [oldKey, old] = this.cache.entries().next().value as [CacheKey, Slot];
+      this.cache.delete(oldKey);
+      if (old.dirty) {
+        this.pending.set(oldKey, this.encode(old));
+        this.backend.notePending(1);
+      }
     }
   }
 }
@@ -218,7 +244,7 @@ class KeyedRecords extends RecordTable {
   }
 
   /** With a TTL: 8 bytes of last access (float64) before the MessagePack value. */
-  encode(s: Slot): Buffer {
+  encodeRecord(s: Slot): Buffer {
     const body = stateCodec.pack(s.v);
     if (this.ttlMs === 0) return body;
     const out = Buffer.allocUnsafe(8 + body.length);
@@ -227,7 +253,7 @@ class KeyedRecords extends RecordTable {
     return out;
   }
 
-  decode(bytes: Uint8Array, _ck: CacheKey): Slot {
+  decodeRecord(bytes: Uint8Array, _ck: CacheKey): Slot {
     if (this.ttlMs === 0) return { v: stateCodec.unpack(bytes), at: 0, dirty: false };
     // `bytes.length`, not `byteLength`: LMDB's fast reads hand out a view of a larger buffer.
     const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
@@ -371,11 +397,11 @@ class TimeRecords extends RecordTable {
     return readOrderedNumber(bytes, 2);
   }
 
-  encode(s: Slot): Buffer {
+  encodeRecord(s: Slot): Buffer {
     return stateCodec.pack([s.ts, s.k, s.v]);
   }
 
-  decode(bytes: Uint8Array): Slot {
+  decodeRecord(bytes: Uint8Array): Slot {
     const [ts, k, v] = stateCodec.unpack(bytes) as [number, StateKey, unknown];
     return { v, at: 0, dirty: false, ts, k };
   }
@@ -427,7 +453,7 @@ class TimeRecords extends RecordTable {
     this.index.clear();
     this.nextSeq = 0;
     for (const [seq, bytes] of this.stored()) {
-      const s = this.decode(bytes);
+      const s = this.decode(bytes, seq);
       this.index.put(s.ts!, s.k!, seq as number);
       this.nextSeq = Math.max(this.nextSeq, (seq as number) + 1);
     }
@@ -461,6 +487,7 @@ export class DiskStateBackend implements StateBackend {
   readonly clock: Clock;
   readonly incremental: boolean;
   readonly cacheEntries: number;
+  readonly cacheBytes: number;
   private readonly maxDeltas: number;
   private readonly tables = new Map<string, DiskTable>();
   private readonly records: RecordTable[] = [];
@@ -474,6 +501,7 @@ export class DiskStateBackend implements StateBackend {
     this.clock = options.clock ?? Date.now;
     this.incremental = options.incremental ?? false;
     this.cacheEntries = Math.max(1, options.cacheEntries ?? DEFAULT_CACHE_ENTRIES);
+    this.cacheBytes = Math.max(1, options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     this.maxDeltas = Math.max(0, options.maxDeltas ?? DEFAULT_MAX_DELTAS);
   }
 
@@ -658,6 +686,12 @@ export class DiskStateBackend implements StateBackend {
       this.env.close();
       this.env = null;
       rmSync(this.options.dir, { recursive: true, force: true });
+      // The job's directory goes with its last task's.
+      try {
+        rmdirSync(dirname(this.options.dir));
+      } catch {
+        // other tasks' directories are still there
+      }
     }
   }
 
