@@ -67,7 +67,7 @@ function events(): { partition: number; value: string }[] {
 
 /**
  * The state backends the test runs with: in memory, and on disk with incremental checkpoints
- * (fewer kills: WEIR_CRASH_KILLS_DISK, default 8, keeps the suite short).
+ * (fewer kills: WEIR_CRASH_KILLS_DISK, default 6, keeps the suite short).
  */
 const VARIANTS = [
   { name: "hashmap", settings: "", kills: KILLS },
@@ -75,7 +75,7 @@ const VARIANTS = [
     name: "rocksdb, incremental checkpoints",
     settings:
       "SET 'state.backend.type' = 'rocksdb';\nSET 'execution.checkpointing.incremental' = 'true';\nSET 'weir.state.incremental.max-deltas' = '3';",
-    kills: Number(process.env.WEIR_CRASH_KILLS_DISK ?? 8),
+    kills: Number(process.env.WEIR_CRASH_KILLS_DISK ?? 6),
   },
 ] as const;
 
@@ -319,7 +319,7 @@ describe.each(VARIANTS)(
         // Only committed output is visible: no hidden file is left over.
         expect(readdirSync(dir).filter((n) => n.startsWith(".windows.jsonl."))).toEqual([]);
       },
-      120_000 + KILLS * 8_000,
+      180_000 + KILLS * 10_000,
     );
   },
 );

@@ -62,6 +62,8 @@ interface Slot {
   v: unknown;
   at: number;
   dirty: boolean;
+  /** Used since the cache last considered evicting it (second chance, instead of moving it on every hit). */
+  hot?: boolean;
   /** Time-indexed records: the entry's timestamp and key. */
   ts?: number;
   k?: StateKey;
@@ -126,8 +128,7 @@ abstract class RecordTable {
   slot(ck: CacheKey): Slot | undefined {
     const s = this.cache.get(ck);
     if (s !== undefined) {
-      this.cache.delete(ck);
-      this.cache.set(ck, s);
+      s.hot = true;
       return s;
     }
     const p = this.pending.get(ck);
@@ -149,11 +150,10 @@ abstract class RecordTable {
   /** Caches `slot` as the record's new value (dirty). */
   set(ck: CacheKey, slot: Slot): void {
     slot.dirty = true;
+    slot.hot = true;
     this.changed?.add(ck);
-    if (this.cache.has(ck)) {
-      this.cache.delete(ck);
-      this.cache.set(ck, slot);
-    } else this.admit(ck, slot);
+    if (this.cache.has(ck)) this.cache.set(ck, slot);
+    else this.admit(ck, slot);
   }
 
   remove(ck: CacheKey): void {
@@ -205,9 +205,15 @@ abstract class RecordTable {
   private admit(ck: CacheKey, slot: Slot): void {
     this.cache.set(ck, slot);
     const cap = this.capacity;
+    // Clock-style LRU: the oldest entry goes unless it was used since; then it moves to the back.
     while (this.cache.size > cap) {
       const [oldKey, old] = this.cache.entries().next().value as [CacheKey, Slot];
       this.cache.delete(oldKey);
+      if (old.hot === true && oldKey !== ck) {
+        old.hot = false;
+        this.cache.set(oldKey, old);
+        continue;
+      }
       if (old.dirty) {
         this.pending.set(oldKey, this.encode(old));
         this.backend.notePending(1);
