@@ -762,8 +762,13 @@ export class DiskStateBackend implements StateBackend {
     }
   }
 
-  private restoreNative(files: readonly SharedStateFile[]): void {
+  private restoreNative(given: readonly SharedStateFile[]): void {
+    let files = given;
     if (files.length === 0) throw new Error("cannot restore: the native state snapshot lists no files");
+    // A checkpoint handed over in memory (not loaded from the store) names its files relative to the job's directory.
+    const dir = this.options.checkpointDir ?? null;
+    if (dir !== null)
+      files = files.map((f) => (f.path === undefined ? { ...f, path: join(dir, f.file) } : f));
     this.clearAll();
     this.db.clearSync();
     let ids: readonly (RecordTable | null)[] = [];
