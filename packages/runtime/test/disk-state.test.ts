@@ -98,6 +98,15 @@ describe.each(BACKENDS)("state contract: %s", (_name, make) => {
     }
   });
 
+  it("keeps byte values intact after later reads (compact encoded rows)", () => {
+    const b = make();
+    const v = b.value<Uint8Array>("bytes");
+    for (let i = 0; i < 50; i++) v.put(i, new Uint8Array([i, i + 1, i + 2]));
+    const held = Array.from({ length: 50 }, (_, i) => v.get(i)!);
+    for (let i = 0; i < 50; i++) v.get((i * 7) % 50);
+    for (let i = 0; i < 50; i++) expect([...held[i]!]).toEqual([i, i + 1, i + 2]);
+  });
+
   it("deletes, drops empty keys, and iterates live entries", () => {
     const b = make();
     const v = b.value<number>("v");

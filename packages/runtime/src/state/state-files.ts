@@ -11,6 +11,8 @@ import { encodeJson, type Json } from "./codec.js";
  * back as `0` (MessagePack writes integral numbers as integers).
  */
 export const stateCodec = new Packr({
+  // Bytes are copied out: LMDB's fast reads reuse one buffer, so a view into it would change later.
+  copyBuffers: true,
   useRecords: true,
   mapsAsObjects: false,
   moreTypes: true,
