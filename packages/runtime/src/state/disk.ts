@@ -513,6 +513,10 @@ export class DiskStateBackend implements StateBackend {
 
   /** The LMDB database, opened (and wiped) on first use. */
   get db(): RootDatabase<Buffer, Buffer> {
+    return this.openStore();
+  }
+
+  private openStore(): RootDatabase<Buffer, Buffer> {
     if (this.env === null) {
       if (this.disposed) throw new Error("the state backend was disposed");
       rmSync(this.options.dir, { recursive: true, force: true });
@@ -865,7 +869,8 @@ export class DiskStateBackend implements StateBackend {
     this.tables.set(name, table);
     if (records !== null) {
       this.records.push(records);
-      void this.db;
+      // The store opens (wiping what a killed run left) with the first table, not at the first write.
+      this.openStore();
     }
   }
 }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { closeSync, fsyncSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { Packr } from "msgpackr";
 import { STATE_SNAPSHOT_VERSION, type StateSnapshot, type TableSnapshot } from "./api.js";
 import { encodeJson, type Json } from "./codec.js";
@@ -77,14 +77,14 @@ export class StateFileWriter {
     return { file: this.file, bytes: this.bytes, sha256: this.hash.digest("hex") };
   }
 
-  /** Closes without a handle (the file is garbage the next checkpoint collects). */
+  /** Closes and deletes the unfinished file (no checkpoint lists it). */
   abort(): void {
     try {
       closeSync(this.fd);
     } catch {
       // already closed
     }
-    void this.path;
+    rmSync(this.path, { force: true });
   }
 
   private frame(body: Buffer): void {
