@@ -17,7 +17,7 @@ describe("SET checks keys and values at SET time", () => {
   it("refuses known-but-unsupported settings at the key or value", async () => {
     const cases: [string, string][] = [
       [
-        "SET 'state.backend.type' = 'rocksdb';",
+        "SET 'state.backend.type' = 'cassandra';",
         "1:28: error: 'state.backend.type' is not a state backend this Weir has",
       ],
       [

@@ -244,10 +244,16 @@ describe("weir run with checkpoints and --restore", () => {
       },
       {
         name: "unknown state backend",
-        settings: [["state.backend.type", "rocksdb"]],
+        settings: [["state.backend.type", "cassandra"]],
         sql: script(input, "totals_c"),
         error:
-          /'state.backend.type' = 'rocksdb' is not a state backend this Weir has; use one of: hashmap, memory/,
+          /'state.backend.type' = 'cassandra' is not a state backend this Weir has; use one of: hashmap, memory, rocksdb/,
+      },
+      {
+        name: "incremental checkpoints in memory",
+        settings: [["execution.checkpointing.incremental", "true"]],
+        sql: script(input, "totals_c"),
+        error: /'execution.checkpointing.incremental' = 'true' needs the on-disk state backend/,
       },
       {
         name: "nothing to restore",

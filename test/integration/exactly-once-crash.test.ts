@@ -21,7 +21,6 @@ const WEIR = join(ROOT, "packages/cli/dist/main.js");
 const EVENTS = Number(process.env.WEIR_CRASH_EVENTS ?? 90_000);
 /** Kills the test aims at, within its time budget (the job may finish first). */
 const KILLS = Number(process.env.WEIR_CRASH_KILLS ?? 24);
-const BUDGET_MS = KILLS * 6_000;
 
 const kafka = new KafkaFixture();
 const db = new PgFixture();
@@ -66,8 +65,22 @@ function events(): { partition: number; value: string }[] {
   return out;
 }
 
-function script(topic: string, suffix: string, dir: string, outTopic: string): string {
-  return `
+/**
+ * The state backends the test runs with: in memory, and on disk with incremental checkpoints
+ * (fewer kills: WEIR_CRASH_KILLS_DISK, default 6, keeps the suite short).
+ */
+const VARIANTS = [
+  { name: "hashmap", settings: "", kills: KILLS },
+  {
+    name: "rocksdb, incremental checkpoints",
+    settings:
+      "SET 'state.backend.type' = 'rocksdb';\nSET 'execution.checkpointing.incremental' = 'true';\nSET 'weir.state.incremental.max-deltas' = '3';",
+    kills: Number(process.env.WEIR_CRASH_KILLS_DISK ?? 6),
+  },
+] as const;
+
+function script(topic: string, suffix: string, dir: string, outTopic: string, settings = ""): string {
+  return `${settings}
 SET 'execution.checkpointing.interval' = '200 ms';
 SET 'execution.checkpointing.dir' = '${join(dir, "checkpoints")}';
 CREATE TABLE events (
@@ -204,97 +217,109 @@ function start(file: string, restore: string | null): { child: ChildProcess; std
   return { child, stderr };
 }
 
-describe("exactly-once under repeated SIGKILL (real Kafka, real Postgres, files)", () => {
-  it(
-    "Kafka → Postgres (append, upsert), → Kafka (transactions) and → files: the killed and restored run equals the crash-free run",
-    async () => {
-      const topic = await kafka.topic("eos-crash", 3);
-      const input = events();
-      await kafka.produceBulk(topic, input.length, (i) => input[i]!);
+describe.each(VARIANTS)(
+  "exactly-once under repeated SIGKILL (real Kafka, real Postgres, files), state: $name",
+  (variant) => {
+    const KILLS = variant.kills;
+    const v = VARIANTS.indexOf(variant);
+    it(
+      "Kafka → Postgres (append, upsert), → Kafka (transactions) and → files: the killed and restored run equals the crash-free run",
+      async () => {
+        const topic = await kafka.topic("eos-crash", 3);
+        const input = events();
+        await kafka.produceBulk(topic, input.length, (i) => input[i]!);
 
-      // The crash-free run.
-      const clean = mkdtempSync(join(tmpdir(), "weir-eos-clean-"));
-      await createTables("clean");
-      const cleanFile = join(clean, "job.sql");
-      const cleanOut = await kafka.topic("eos-out-clean", 2);
-      writeFileSync(cleanFile, script(topic, "clean", clean, cleanOut));
-      const run = start(cleanFile, null);
-      const end = await exited(run.child);
-      expect(end.code, run.stderr.join("")).toBe(0);
-      const expected = await contents("clean");
-      const expectedWindows = readFileSync(join(clean, "windows.jsonl"), "utf8");
-      expect(expectedWindows.split("\n").length).toBeGreaterThan(100);
-      expect(expected.totals.length).toBe(25);
-      expect(expected.copy.length).toBe(input.length);
-      expect(run.stderr.join("")).toMatch(/late records dropped/);
-      const expectedAlerts = await readCommitted(cleanOut);
-      expect(expectedAlerts.length).toBeGreaterThan(100);
+        // The crash-free run.
+        const clean = mkdtempSync(join(tmpdir(), "weir-eos-clean-"));
+        await createTables(`clean${v}`);
+        const cleanFile = join(clean, "job.sql");
+        const cleanOut = await kafka.topic("eos-out-clean", 2);
+        writeFileSync(cleanFile, script(topic, `clean${v}`, clean, cleanOut, variant.settings));
+        const run = start(cleanFile, null);
+        const end = await exited(run.child);
+        expect(end.code, run.stderr.join("")).toBe(0);
+        const expected = await contents(`clean${v}`);
+        const expectedWindows = readFileSync(join(clean, "windows.jsonl"), "utf8");
+        expect(expectedWindows.split("\n").length).toBeGreaterThan(100);
+        expect(expected.totals.length).toBe(25);
+        expect(expected.copy.length).toBe(input.length);
+        expect(run.stderr.join("")).toMatch(/late records dropped/);
+        const expectedAlerts = await readCommitted(cleanOut);
+        expect(expectedAlerts.length).toBeGreaterThan(100);
 
-      // The run killed again and again.
-      const dir = mkdtempSync(join(tmpdir(), "weir-eos-kill-"));
-      await createTables("kill");
-      const file = join(dir, "job.sql");
-      const killOut = await kafka.topic("eos-out-kill", 2);
-      writeFileSync(file, script(topic, "kill", dir, killOut));
-      // The runs that are killed read without an end, so that how many kills land does not depend
-      // on how fast the machine gets through the topic; the last run, restored from the last
-      // checkpoint, is the bounded job and finishes ('scan.bounded.mode' does not change state).
-      const unbounded = join(dir, "job-unbounded.sql");
-      const boundedText = readFileSync(file, "utf8");
-      const unboundedText = boundedText.replace(" 'scan.bounded.mode' = 'latest-offset',", "");
-      expect(unboundedText).not.toBe(boundedText);
-      writeFileSync(unbounded, unboundedText);
-      const checkpoints = join(dir, "checkpoints");
-      const rnd = prng(5);
-      const started = Date.now();
-      let kills = 0;
-      let restarts = 0;
-      while (kills < KILLS && Date.now() - started < BUDGET_MS) {
-        const restore = manifests(checkpoints) > 0 ? checkpoints : null;
-        const before = latestId(checkpoints);
-        const { child, stderr } = start(unbounded, restore);
-        restarts++;
-        const done = exited(child);
-        let exit: { code: number | null; signal: string | null } | null = null;
-        void done.then((e) => {
-          exit = e;
-        });
-        // Wait for a checkpoint newer than the restored one (progress), then kill a little later.
-        await eventually(
-          async () => exit !== null || latestId(checkpoints) > before,
-          () => `no new checkpoint after ${before}; stderr:\n${stderr.join("")}`,
-          60_000,
-        );
-        const delay = Math.floor(rnd() * 250);
-        const t0 = Date.now();
-        await eventually(
-          async () => exit !== null || Date.now() - t0 >= delay,
-          () => "",
-          5_000,
-        );
-        expect(exit, `the unbounded run ended by itself; stderr:\n${stderr.join("")}`).toBeNull();
-        child.kill("SIGKILL");
-        expect((await done).signal).toBe("SIGKILL");
-        kills++;
-      }
-      {
-        const { child, stderr } = start(file, manifests(checkpoints) > 0 ? checkpoints : null);
-        restarts++;
-        const e = await exited(child);
-        expect(e.code, stderr.join("")).toBe(0);
-      }
-      console.log(`exactly-once crash test: ${kills} SIGKILLs, ${restarts} runs`);
-      expect(kills).toBeGreaterThanOrEqual(Math.min(10, KILLS));
-      const got = await contents("kill");
-      expect(got.totals).toEqual(expected.totals);
-      expect(got.copy.length).toBe(expected.copy.length);
-      expect(got.copy).toEqual(expected.copy);
-      expect(readFileSync(join(dir, "windows.jsonl"), "utf8")).toBe(expectedWindows);
-      // read_committed sees every window alert once: aborted transactions of killed runs excluded.
-      expect(await readCommitted(killOut)).toEqual(expectedAlerts);
-      // Only committed output is visible: no hidden file is left over.
-      expect(readdirSync(dir).filter((n) => n.startsWith(".windows.jsonl."))).toEqual([]);
-    },
-    120_000 + KILLS * 8_000,
-  );
-});
+        // The run killed again and again.
+        const dir = mkdtempSync(join(tmpdir(), "weir-eos-kill-"));
+        await createTables(`kill${v}`);
+        const file = join(dir, "job.sql");
+        const killOut = await kafka.topic("eos-out-kill", 2);
+        writeFileSync(file, script(topic, `kill${v}`, dir, killOut, variant.settings));
+        // The runs that are killed read without an end, so that how many kills land does not depend
+        // on how fast the machine gets through the topic; the last run, restored from the last
+        // checkpoint, is the bounded job and finishes ('scan.bounded.mode' does not change state).
+        const unbounded = join(dir, "job-unbounded.sql");
+        const boundedText = readFileSync(file, "utf8");
+        const unboundedText = boundedText.replace(" 'scan.bounded.mode' = 'latest-offset',", "");
+        expect(unboundedText).not.toBe(boundedText);
+        writeFileSync(unbounded, unboundedText);
+        const checkpoints = join(dir, "checkpoints");
+        const rnd = prng(5);
+        const started = Date.now();
+        let kills = 0;
+        let restarts = 0;
+        while (kills < KILLS && Date.now() - started < KILLS * 6_000) {
+          const restore = manifests(checkpoints) > 0 ? checkpoints : null;
+          const before = latestId(checkpoints);
+          const { child, stderr } = start(unbounded, restore);
+          restarts++;
+          const done = exited(child);
+          let exit: { code: number | null; signal: string | null } | null = null;
+          void done.then((e) => {
+            exit = e;
+          });
+          // Wait for a checkpoint newer than the restored one (progress), then kill a little later.
+          await eventually(
+            async () => exit !== null || latestId(checkpoints) > before,
+            () => `no new checkpoint after ${before}; stderr:\n${stderr.join("")}`,
+            60_000,
+          );
+          const delay = Math.floor(rnd() * 250);
+          const t0 = Date.now();
+          await eventually(
+            async () => exit !== null || Date.now() - t0 >= delay,
+            () => "",
+            5_000,
+          );
+          expect(exit, `the unbounded run ended by itself; stderr:\n${stderr.join("")}`).toBeNull();
+          child.kill("SIGKILL");
+          expect((await done).signal).toBe("SIGKILL");
+          kills++;
+        }
+        {
+          const { child, stderr } = start(file, manifests(checkpoints) > 0 ? checkpoints : null);
+          restarts++;
+          const e = await exited(child);
+          expect(e.code, stderr.join("")).toBe(0);
+        }
+        console.log(`exactly-once crash test (${variant.name}): ${kills} SIGKILLs, ${restarts} runs`);
+        expect(kills).toBeGreaterThanOrEqual(Math.min(10, KILLS));
+        const got = await contents(`kill${v}`);
+        expect(got.totals).toEqual(expected.totals);
+        expect(got.copy.length).toBe(expected.copy.length);
+        expect(got.copy).toEqual(expected.copy);
+        expect(readFileSync(join(dir, "windows.jsonl"), "utf8")).toBe(expectedWindows);
+        // read_committed sees every window alert once: aborted transactions of killed runs excluded.
+        expect(await readCommitted(killOut)).toEqual(expectedAlerts);
+        if (variant.settings !== "") {
+          // The on-disk backend's checkpoints are native files shared between checkpoints.
+          const shared = readdirSync(checkpoints).flatMap((j) =>
+            existsSync(join(checkpoints, j, "shared")) ? readdirSync(join(checkpoints, j, "shared")) : [],
+          );
+          expect(shared.some((f) => f.includes("-base-"))).toBe(true);
+        }
+        // Only committed output is visible: no hidden file is left over.
+        expect(readdirSync(dir).filter((n) => n.startsWith(".windows.jsonl."))).toEqual([]);
+      },
+      180_000 + KILLS * 10_000,
+    );
+  },
+);

@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   CHECKPOINT_METADATA,
   CheckpointStore,
+  DiskStateBackend,
   JOB_CHECKPOINT_VERSION,
   type JobCheckpoint,
   readCheckpoint,
@@ -208,5 +209,69 @@ describe("readCheckpoint", () => {
     writeFileSync(join(dir, JOB, "chk-13", CHECKPOINT_METADATA), "{trunc");
     expect(() => readCheckpoint(join(dir, JOB, "chk-13"))).toThrow(/cannot restore from/);
     expect(() => readCheckpoint(dir)).toThrow(/no complete checkpoint/);
+  });
+});
+
+describe("shared state files (the on-disk backend's native checkpoints)", () => {
+  /** Checkpoint `id` of a disk backend whose state lives in `<job>/shared/`, after `change`. */
+  function nativeCheckpoint(backend: DiskStateBackend, id: number, change: () => void): JobCheckpoint {
+    change();
+    const base = checkpoint(id);
+    return {
+      ...base,
+      operators: { "1": { ...base.operators["1"]!, state: backend.snapshot({ checkpointId: id }) } },
+    };
+  }
+
+  it("deletes a shared file once no retained checkpoint lists it; restore = base + deltas", () => {
+    const dir = tempDir();
+    const store = new CheckpointStore(dir, 2);
+    const backend = new DiskStateBackend({
+      dir: join(dir, "local"),
+      checkpointDir: join(dir, JOB),
+      taskId: "op",
+      incremental: true,
+      maxDeltas: 2,
+    });
+    const v = backend.value<number>("groups");
+    const shared = () => readdirSync(join(dir, JOB, "shared")).sort();
+    // An orphan (a checkpoint that never completed) is collected by the next complete one.
+    mkdirSync(join(dir, JOB, "shared"), { recursive: true });
+    writeFileSync(join(dir, JOB, "shared", "op-0-delta-dead.state"), "x");
+    // A base much larger than the deltas (else a delta outweighing it makes the next a base).
+    store.write(
+      nativeCheckpoint(backend, 1, () => {
+        v.put("a", 1);
+        for (let i = 0; i < 200; i++) v.put(i, i);
+      }),
+    );
+    const [b1] = shared();
+    expect(b1).toMatch(/^op-1-base-/);
+    store.write(nativeCheckpoint(backend, 2, () => v.put("b", 2)));
+    store.write(nativeCheckpoint(backend, 3, () => v.delete("a")));
+    // chk-1 is past retention, but chk-2 and chk-3 still need its base.
+    expect(shared()).toEqual([
+      b1,
+      expect.stringMatching(/^op-2-delta-/),
+      expect.stringMatching(/^op-3-delta-/),
+    ]);
+    const { checkpoint: cp } = readCheckpoint(join(dir, JOB));
+    expect(cp.checkpointId).toBe(3);
+    const restored = new DiskStateBackend({ dir: join(dir, "local2") });
+    const w = restored.value<number>("groups");
+    restored.restore(cp.operators["1"]!.state);
+    expect(w.get("a")).toBeUndefined();
+    expect(w.get("b")).toBe(2);
+    expect(w.size).toBe(201);
+    // After two deltas a new base: once chk-2 and chk-3 are past retention, the old chain goes.
+    store.write(nativeCheckpoint(backend, 4, () => v.put("c", 3)));
+    store.write(nativeCheckpoint(backend, 5, () => v.put("d", 4)));
+    expect(shared().filter((f) => f.includes("-base-"))).toEqual([expect.stringMatching(/^op-4-base-/)]);
+    expect(shared()).toHaveLength(2);
+    // A checkpoint whose shared file is missing is incomplete: the previous one is restored.
+    rmSync(join(dir, JOB, "shared", shared().find((f) => f.includes("op-5-"))!));
+    expect(readCheckpoint(join(dir, JOB)).checkpoint.checkpointId).toBe(4);
+    backend.dispose();
+    restored.dispose();
   });
 });

@@ -1,7 +1,11 @@
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { PhysicalDag, PhysicalNode, SinkNode } from "@weir/planner";
 import { describe, expect, it } from "vitest";
 import type { ConnectorRegistry } from "../src/connector.js";
 import type { JobCheckpoint } from "../src/job/checkpoint.js";
+import { CheckpointStore, readCheckpoint } from "../src/job/checkpoint-store.js";
 import { Job, runJob } from "../src/job/job.js";
 import { materialize } from "../src/testing/harness.js";
 import { clicks, dag, expected, MemReader, nodes, registry } from "./job-fixture.js";
@@ -99,6 +103,56 @@ describe("job", () => {
       expect(result.metrics.sinks[5].recordsWritten).toBe(full.length);
     },
   );
+
+  // Switching state backends between a checkpoint and a restore, through the checkpoint store:
+  // the on-disk backend's native files (base + delta) restore into memory, and a memory
+  // checkpoint (canonical JSON) restores onto disk.
+  it.each([
+    ["rocksdb", "hashmap"],
+    ["hashmap", "rocksdb"],
+    ["rocksdb", "rocksdb"],
+  ])("a checkpoint taken on %s restores on %s with identical output", async (from, to) => {
+    const dir = mkdtempSync(join(tmpdir(), "weir-switch-"));
+    const settings = (backend: string): Record<string, string> => ({
+      "state.backend.type": backend,
+      "execution.checkpointing.dir": dir,
+      "state.backend.rocksdb.localdir": join(dir, "local"),
+      ...(backend === "rocksdb" ? { "execution.checkpointing.incremental": "true" } : {}),
+    });
+    const store = new CheckpointStore(dir, 2);
+    const full: string[] = [];
+    const a = new Job(dag, {
+      connectors: registry({ clicks: clicks() }, full),
+      cwd: ".",
+      settings: settings(from),
+    });
+    await a.open();
+    for (let i = 0; i < 3; i++) await a.step();
+    store.write(await a.checkpoint(1));
+    for (let i = 0; i < 3; i++) await a.step();
+    store.write(await a.checkpoint(2));
+    const atCut = full.length;
+    while (!a.finished) await a.step();
+    await a.close();
+    const { checkpoint: cp } = readCheckpoint(dir);
+    expect(cp.checkpointId).toBe(2);
+    const native = Object.values(cp.operators).filter((o) => o.state.native !== undefined);
+    if (from === "rocksdb") {
+      // The second checkpoint is the first's base plus a delta.
+      expect(native.length).toBeGreaterThan(0);
+      expect(native.every((o) => o.state.native!.files.length === 2)).toBe(true);
+    } else expect(native).toEqual([]);
+    const rest: string[] = [];
+    await runJob(dag, {
+      connectors: registry({ clicks: clicks() }, rest),
+      cwd: ".",
+      restoreFrom: cp,
+      settings: settings(to),
+    });
+    expect([...full.slice(0, atCut), ...rest]).toEqual(full);
+    // Both jobs are closed: their local state directories are gone.
+    expect(existsSync(join(dir, "local", cp.jobId))).toBe(false);
+  });
 
   it("takes checkpoints on the interval and commits sinks after onCheckpoint", async () => {
     const lines: string[] = [];

@@ -95,10 +95,10 @@ describe("task lifecycle", () => {
         new Job(dag, {
           connectors: { source: () => undefined as never, sink: () => undefined as never },
           cwd: ".",
-          settings: { "state.backend.type": "rocksdb" },
+          settings: { "state.backend.type": "rocksdb2" },
         }),
     ).toThrow(
-      "'state.backend.type' = 'rocksdb' is not a state backend this Weir has; use one of: hashmap, memory",
+      "'state.backend.type' = 'rocksdb2' is not a state backend this Weir has; use one of: hashmap, memory",
     );
   });
 });

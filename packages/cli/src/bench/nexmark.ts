@@ -95,6 +95,8 @@ export interface BenchOptions {
   readonly sampleMemoryEvery?: number;
   /** Events per second of event time (the queries' own `'first-event.rate'` when absent). */
   readonly rate?: number;
+  /** Job settings added to every query (`--set`), e.g. `'state.backend.type'`. */
+  readonly settings?: Readonly<Record<string, string>>;
 }
 
 /** The checkout's root: the working directory if it has `sql/nexmark/`, else the one this module is built in. */
@@ -155,12 +157,16 @@ export async function benchQuery(query: string, options: BenchOptions, out: Outp
   const dag = planNexmarkQuery(query, options.root, out);
   const engine = new Engine({ cwd: options.root, out });
   const run = async (events: number, sampler?: MemorySampler): Promise<number> => {
-    const result = await engine.runDag(withEvents(dag, events, options.rate), {
-      onProgress: (m) => {
-        sampleRss();
-        sampler?.onProgress(m);
+    const planned = withEvents(dag, events, options.rate);
+    const result = await engine.runDag(
+      { ...planned, settings: { ...planned.settings, ...options.settings } },
+      {
+        onProgress: (m) => {
+          sampleRss();
+          sampler?.onProgress(m);
+        },
       },
-    });
+    );
     let outputs = 0;
     for (const s of Object.values(result.metrics.sinks)) outputs += s.recordsWritten;
     return outputs;

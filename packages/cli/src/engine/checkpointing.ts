@@ -86,6 +86,18 @@ export function checkpointBytes(cp: JobCheckpoint): number | undefined {
   return storedBytes.get(cp);
 }
 
+/**
+ * The bytes of the on-disk backend's native files that checkpoint `cp` wrote (its base or delta
+ * per task, in `<job>/shared/`; the files it shares with earlier checkpoints are not counted).
+ */
+function sharedBytesWritten(cp: JobCheckpoint): number {
+  let n = 0;
+  for (const oc of Object.values(cp.operators))
+    for (const f of oc.state.native?.files ?? [])
+      if (new RegExp(`-${cp.checkpointId}-(base|delta)-[0-9a-f]+\\.state$`).test(f.file)) n += f.bytes;
+  return n;
+}
+
 function directoryBytes(path: string): number {
   let n = 0;
   for (const f of readdirSync(path)) n += statSync(join(path, f)).size;
@@ -126,7 +138,8 @@ export function checkpointJobOptions(
             intervalMs: plan.intervalMs,
             onCheckpoint: async (cp: JobCheckpoint, savepoint: boolean) => {
               const stored = store?.write(cp);
-              if (stored !== undefined) storedBytes.set(cp, directoryBytes(stored.path));
+              if (stored !== undefined)
+                storedBytes.set(cp, directoryBytes(stored.path) + sharedBytesWritten(cp));
               if (savepoint && spStore !== null) savepoints?.onSavepoint(spStore.write(cp).path);
             },
             ...(takesSavepoints ? { savepointRequests: savepoints.requests } : {}),

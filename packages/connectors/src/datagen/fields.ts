@@ -178,9 +178,10 @@ function random(
           for (let k = 0; k < n; k++) out[k] = rng.nextU32() & 0xff;
           return out;
         }
-        let s = "";
-        for (let k = 0; k < n; k++) s += HEX[rng.nextU32() & 15];
-        return s;
+        // One flat string (appending a character at a time would build a rope of n pieces).
+        const codes = Buffer.allocUnsafe(n);
+        for (let k = 0; k < n; k++) codes[k] = HEX.charCodeAt(rng.nextU32() & 15);
+        return codes.toString("latin1");
       };
     }
     case "DATE":

@@ -92,9 +92,15 @@ const KNOWN: Readonly<Record<string, ValueCheck>> = {
       : "expects 'EXACTLY_ONCE' (aligned barriers) or 'AT_LEAST_ONCE'",
   "execution.checkpointing.max-concurrent-checkpoints": only("1", "Weir takes one checkpoint at a time"),
   "state.backend.type": (v) =>
-    ["hashmap", "memory"].includes(v.trim())
+    ["hashmap", "memory", "rocksdb", "disk", "lmdb"].includes(v.trim().toLowerCase())
       ? undefined
-      : "is not a state backend this Weir has: use 'hashmap' (state in memory; 'memory' is an alias)",
+      : "is not a state backend this Weir has: use 'hashmap' (state in memory; 'memory' is an alias) or 'rocksdb' (state on local disk, larger than memory; 'disk' and 'lmdb' are aliases)",
+  "execution.checkpointing.incremental": boolean,
+  "state.backend.incremental": boolean,
+  "state.backend.rocksdb.localdir": nonEmpty,
+  "weir.state.cache-entries": positiveInteger,
+  "weir.state.cache-bytes": positiveInteger,
+  "weir.state.incremental.max-deltas": positiveInteger,
   "sql-client.execution.result-mode": oneOf("table", "changelog", "tableau"),
   "execution.runtime-mode": only("streaming", "Weir runs every query as a streaming job"),
   "table.exec.mini-batch.enabled": only("false", "Weir has no mini-batch aggregation"),
@@ -130,7 +136,7 @@ const UNSUPPORTED: readonly {
 }[] = [
   {
     match: (k) => k.startsWith("state.backend"),
-    why: "Weir keeps operator state in memory ('state.backend.type' = 'hashmap'); there is no other state backend yet",
+    why: "Weir's state backends read 'state.backend.type', 'state.backend.incremental' and 'state.backend.rocksdb.localdir' only (Weir's on-disk backend is LMDB, not RocksDB: its tuning options do not apply)",
   },
   {
     match: (k) => k === "state.savepoints.dir",

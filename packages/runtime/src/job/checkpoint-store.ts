@@ -45,9 +45,16 @@ export interface StateHandle {
 /** A manifest as written: operator state replaced by {@link StateHandle}s. */
 type StoredManifest = Omit<JobCheckpoint, "operators"> & {
   readonly operators: {
-    readonly [nodeId: string]: Omit<OperatorCheckpoint, "state"> & { state: StateHandle };
+    readonly [nodeId: string]: Omit<OperatorCheckpoint, "state"> & {
+      state: StateHandle;
+      /** The shared files (`shared/...`, beside the `chk-N` directories) the state needs. */
+      shared?: readonly StateHandle[];
+    };
   };
 };
+
+/** Where native state files live in a job's directory, shared between its checkpoints. */
+export const SHARED_STATE_DIR = "shared";
 
 /**
  * Checkpoints in a directory, one subdirectory per job, laid out as Flink lays them out:
@@ -82,7 +89,16 @@ export class CheckpointStore {
       const file = `state-${node}.json`;
       const text = JSON.stringify(oc.state);
       writeDurably(join(path, file), text);
-      operators[node] = { ...oc, state: { file, bytes: Buffer.byteLength(text), sha256: sha256(text) } };
+      const shared = oc.state.native?.files.map(({ file: f, bytes, sha256: h }) => ({
+        file: f,
+        bytes,
+        sha256: h,
+      }));
+      operators[node] = {
+        ...oc,
+        state: { file, bytes: Buffer.byteLength(text), sha256: sha256(text) },
+        ...(shared ? { shared } : {}),
+      };
     }
     const manifest: StoredManifest = { ...cp, operators };
     const tmp = join(path, `.${CHECKPOINT_METADATA}.${randomUUID()}.tmp`);
@@ -94,6 +110,7 @@ export class CheckpointStore {
     for (const old of complete.slice(0, Math.max(0, complete.length - this.numRetained))) {
       if (old.id !== cp.checkpointId) rmSync(old.path, { recursive: true, force: true });
     }
+    collectSharedFiles(jobDir);
     return { id: cp.checkpointId, jobId: cp.jobId, path, timestamp: cp.timestamp };
   }
 
@@ -145,6 +162,27 @@ function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
+/**
+ * Deletes the shared state files of `jobDir` that no complete checkpoint lists any more: the
+ * reference count of a file is the number of retained manifests that name it, recomputed from
+ * the manifests themselves (so a crash between writing and deleting leaves nothing wrong, only
+ * garbage for the next checkpoint to collect). Also removes incomplete `chk-N` leftovers' files.
+ */
+function collectSharedFiles(jobDir: string): void {
+  const shared = join(jobDir, SHARED_STATE_DIR);
+  if (!existsSync(shared)) return;
+  const live = new Set<string>();
+  for (const name of readdirSync(jobDir)) {
+    if (!CHECKPOINT_DIR.test(name)) continue;
+    const m = completeManifest(join(jobDir, name));
+    if (m === null) continue;
+    for (const oc of Object.values(m.operators ?? {})) for (const f of oc.shared ?? []) live.add(f.file);
+  }
+  for (const f of readdirSync(shared)) {
+    if (!live.has(`${SHARED_STATE_DIR}/${f}`)) rmSync(join(shared, f), { force: true });
+  }
+}
+
 /** Subdirectories of `dir` that hold `chk-N` directories (job directories). */
 function jobDirs(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -179,6 +217,8 @@ function completeManifest(path: string): StoredManifest | null {
     if (!isHandle(h)) return null;
     try {
       if (statSync(join(path, h.file)).size !== h.bytes) return null;
+      for (const f of (oc as { shared?: StateHandle[] }).shared ?? [])
+        if (statSync(join(path, "..", f.file)).size !== f.bytes) return null;
     } catch {
       return null;
     }
@@ -247,7 +287,21 @@ function load(path: string): JobCheckpoint {
       throw new Error(
         `cannot restore from ${path}: state handle ${h.file} is damaged (size or hash differs)`,
       );
-    operators[node] = { ...oc, state: JSON.parse(text) as StateSnapshot };
+    const { shared: _shared, ...rest } = oc;
+    const state = JSON.parse(text) as StateSnapshot;
+    operators[node] = {
+      ...rest,
+      state:
+        state.native === undefined
+          ? state
+          : {
+              ...state,
+              native: {
+                ...state.native,
+                files: state.native.files.map((f) => ({ ...f, path: join(path, "..", f.file) })),
+              },
+            },
+    };
   }
   return { ...parsed, operators } as JobCheckpoint;
 }

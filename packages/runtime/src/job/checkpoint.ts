@@ -89,7 +89,9 @@ export function restoreProblem(cp: JobCheckpoint, dag: PhysicalDag): string | nu
   const problem = incompatibility(cp.layout ?? {}, dag, (uid) => {
     if (cp.sources[uid] !== undefined || cp.sinks[uid] !== undefined) return true;
     const op = cp.operators[uid];
-    return op !== undefined && Object.values(op.state.tables).some((t) => !isEmptyTable(t));
+    if (op === undefined) return false;
+    if (op.state.native !== undefined) return !op.state.native.empty;
+    return Object.values(op.state.tables).some((t) => !isEmptyTable(t));
   });
   return problem === null
     ? null

@@ -39,6 +39,8 @@ export interface DriverOptions {
   readonly parallelism?: number;
   /** The state backend; default: the one `'state.backend.type'` names. */
   readonly state?: StateBackend;
+  /** True while a savepoint is taken: snapshots are canonical (see `SnapshotOptions`). */
+  readonly canonicalSnapshots?: () => boolean;
 }
 
 /**
@@ -187,7 +189,10 @@ export class TaskDriver<T extends Task = Task> {
     } catch (e) {
       throw nodeFailure(this.node, e);
     }
-    const state = this.state.snapshot();
+    const state = this.state.snapshot({
+      checkpointId: id,
+      canonical: this.options.canonicalSnapshots?.() ?? false,
+    });
     const watermark = this.watermark;
     const forwarded = this.forwarded;
     const ack =

@@ -53,7 +53,10 @@ export interface GraphOptions {
   readonly collect?: SinkWriterContext["collect"];
   /** EXACTLY_ONCE (aligned barriers, the default) or AT_LEAST_ONCE. */
   readonly aligned?: boolean;
-  readonly stateBackend: (clock: Clock) => StateBackend;
+  /** The state backend of each task (`node`: the task's node). */
+  readonly stateBackend: (clock: Clock, node: PhysicalNode) => StateBackend;
+  /** Whether the checkpoint being taken is a savepoint (state in the canonical, backend-neutral form). */
+  readonly canonicalSnapshots?: () => boolean;
 }
 
 /** What the graph reports while messages flow; the job's checkpoint coordinator collects it. */
@@ -141,7 +144,8 @@ export class JobGraph {
       output: (m) => this.forward(node.id, m),
       onAck: (id, ack) => this.listener?.onAck(this.nodes.get(node.id)!, id, ack),
       aligned: this.options.aligned ?? true,
-      state: this.options.stateBackend(this.options.now),
+      state: this.options.stateBackend(this.options.now, node),
+      ...(this.options.canonicalSnapshots ? { canonicalSnapshots: this.options.canonicalSnapshots } : {}),
     });
     return driver;
   }

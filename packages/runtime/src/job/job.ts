@@ -1,14 +1,15 @@
 import { randomBytes } from "node:crypto";
-import type { PhysicalDag } from "@weir/planner";
+import { join, resolve } from "node:path";
+import type { PhysicalDag, PhysicalNode } from "@weir/planner";
 import { Message } from "../changelog.js";
 import type { ConnectorRegistry, PollResult, SinkWriterContext } from "../connector.js";
 import { parseDurationSetting } from "../operators/common.js";
 import { operatorStateInfo } from "../operators/registry.js";
-import { STATE_SNAPSHOT_VERSION } from "../state/api.js";
+import { STATE_SNAPSHOT_VERSION, type StateBackend } from "../state/api.js";
 import { stateBackendFactory } from "../state/backends.js";
 import { decodeJson, encodeJson, type Json } from "../state/codec.js";
 import { TaskMetricGroup } from "../task.js";
-import { NO_WATERMARK } from "../time/watermarks.js";
+import { type Clock, NO_WATERMARK } from "../time/watermarks.js";
 import type { JobCheckpoint, OperatorCheckpoint, SinkCheckpoint, SourceCheckpoint } from "./checkpoint.js";
 import { checkRestorable, JOB_CHECKPOINT_VERSION, planFingerprint } from "./checkpoint.js";
 import { type CheckpointConfig, checkpointConfig } from "./checkpoint-config.js";
@@ -130,6 +131,8 @@ export class Job {
   private readonly flushIntervals = new Map<SinkRuntime, number>();
   /** A savepoint was requested and not yet taken. */
   private savepointRequested = false;
+  /** The checkpoint being triggered is a savepoint: state is snapshotted in the canonical form. */
+  private canonicalSnapshot = false;
 
   constructor(
     readonly dag: PhysicalDag,
@@ -149,7 +152,8 @@ export class Job {
       reader: (node) => options.connectors.source(node),
       writer: (node) => options.connectors.sink(node),
       ...(options.collect ? { collect: options.collect } : {}),
-      stateBackend: stateBackendFactory(this.settings),
+      stateBackend: this.stateBackends(),
+      canonicalSnapshots: () => this.canonicalSnapshot,
       aligned: this.checkpointConfig.mode === "EXACTLY_ONCE",
     });
     this.graph.listener = {
@@ -350,7 +354,13 @@ export class Job {
       if (now - state.lastEnd < (opts?.minPauseMs ?? cfg.minPauseMs)) return false;
     }
     state.lastTrigger = now;
-    const p = this.trigger(this.nextCheckpointId);
+    this.canonicalSnapshot = savepoint;
+    let p: PendingCheckpoint;
+    try {
+      p = this.trigger(this.nextCheckpointId);
+    } finally {
+      this.canonicalSnapshot = false;
+    }
     const timeoutMs = opts?.timeoutMs ?? cfg.timeoutMs;
     const acked = await acknowledgedWithin(p, timeoutMs);
     this.inflight = null;
@@ -568,7 +578,22 @@ export class Job {
     for (const rt of this.graph.operators()) await attempt(() => rt.driver.task.close?.());
     for (const s of this.graph.sources()) await attempt(() => s.task.close());
     for (const s of this.graph.sinks()) await attempt(() => s.task.close());
+    for (const rt of this.graph.tasks) await attempt(() => rt.driver.state.dispose?.());
     if (first !== null) throw first;
+  }
+
+  /** Each task's state backend, as `'state.backend.type'` says, in the job's and task's directories. */
+  private stateBackends(): (clock: Clock, node: PhysicalNode) => StateBackend {
+    const factory = stateBackendFactory(this.settings);
+    const dir = this.checkpointConfig.dir;
+    const checkpointDir = dir === null ? null : join(resolve(this.options.cwd, dir), this.jobId);
+    return (clock, node) =>
+      factory(clock, {
+        jobId: this.jobId,
+        taskId: this.uids.get(node.id) ?? `node-${node.id}`,
+        checkpointDir,
+        cwd: this.options.cwd,
+      });
   }
 
   /** The stable id of a task: what its checkpoint entries are keyed by. */

@@ -1,5 +1,6 @@
 import type { Json } from "./codec.js";
 import type { StateKey } from "./keys.js";
+import type { SharedStateFile } from "./state-files.js";
 
 /**
  * The state API. Every piece of operator state lives in a named table declared on a
@@ -105,10 +106,31 @@ export interface TimerService {
 
 export const STATE_SNAPSHOT_VERSION = 1;
 
-/** An operator's state at a checkpoint: plain JSON, versioned. */
+/**
+ * An operator's state at a checkpoint, versioned. The canonical form is plain JSON in `tables`
+ * (every backend writes and reads it: savepoints are always canonical). A native snapshot of the
+ * on-disk backend instead references files: `native.files` is a base followed by the deltas
+ * written since (restore = base + deltas, in order); `tables` is then empty.
+ */
 export interface StateSnapshot {
   readonly version: number;
   readonly tables: { readonly [name: string]: TableSnapshot };
+  readonly native?: NativeStateSnapshot;
+}
+
+export interface NativeStateSnapshot {
+  /** The base first, then the deltas in order. Shared between checkpoints, reference-counted by them. */
+  readonly files: readonly SharedStateFile[];
+  /** Whether the tables hold no entries (for the restore compatibility check). */
+  readonly empty: boolean;
+}
+
+/** What a checkpoint asks of a backend's snapshot. */
+export interface SnapshotOptions {
+  /** The checkpoint's id (names its files). */
+  readonly checkpointId?: number;
+  /** Write the backend-neutral JSON form (savepoints), never native files. */
+  readonly canonical?: boolean;
 }
 
 export type TableSnapshot =
@@ -135,7 +157,9 @@ export interface StateBackend {
   timers(name: string): TimerService;
   /** Removes up to `budget` expired TTL entries over all tables; returns how many it removed. */
   cleanupExpired(budget?: number): number;
-  snapshot(): StateSnapshot;
+  snapshot(options?: SnapshotOptions): StateSnapshot;
   /** Replaces the contents of the declared tables; refuses a snapshot that does not fit them. */
   restore(snapshot: StateSnapshot): void;
+  /** Releases what the backend holds outside the heap (the on-disk backend deletes its directory). */
+  dispose?(): void;
 }

@@ -13,6 +13,7 @@ import type {
 import { STATE_SNAPSHOT_VERSION } from "./api.js";
 import { decodeJson, encodeJson, type Json } from "./codec.js";
 import type { StateKey } from "./keys.js";
+import { canonicalOfNative } from "./state-files.js";
 import { TimeBuckets } from "./time-buckets.js";
 import { MemoryTimerService } from "./timers.js";
 import { KeyedTable } from "./ttl.js";
@@ -138,6 +139,8 @@ export class MemoryStateBackend implements StateBackend {
   }
 
   restore(snapshot: StateSnapshot): void {
+    // A native snapshot of the on-disk backend: read back into the canonical form.
+    if (snapshot.native !== undefined) snapshot = canonicalOfNative(snapshot.native.files);
     if (snapshot.version !== STATE_SNAPSHOT_VERSION) {
       throw new Error(
         `cannot restore state snapshot version ${snapshot.version}: this Weir reads version ${STATE_SNAPSHOT_VERSION} only`,

@@ -1,9 +1,12 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { DataType, Field, PhysicalNode } from "@weir/planner";
 import { expect } from "vitest";
 import { ChangeBatch as CB, type ChangeBatch, formatChange, type Op, type Row } from "../../src/changelog.js";
 import { defaultEvalContext } from "../../src/expr/context.js";
 import type { Operator, OperatorContext, OperatorMetrics } from "../../src/operator.js";
-import type { StateSnapshot } from "../../src/state/api.js";
+import type { StateBackend, StateSnapshot } from "../../src/state/api.js";
+import { DiskStateBackend } from "../../src/state/disk.js";
 import { MemoryStateBackend } from "../../src/state/memory.js";
 import { TaskMetricGroup } from "../../src/task.js";
 
@@ -37,14 +40,14 @@ export interface RunResult {
   readonly forwarded: number[];
   readonly metrics: OperatorMetrics;
   /** The state after the last step. */
-  readonly state: MemoryStateBackend;
+  readonly state: StateBackend;
   /** For each emitted change, the index of the watermark forwarded last before it (-1: none). */
   readonly emittedAfterWatermark: number[];
 }
 
 interface Running {
   readonly op: Operator & { watermark(): number };
-  readonly state: MemoryStateBackend;
+  readonly state: StateBackend;
   readonly metrics: OperatorMetrics;
   readonly out: [Op, Row][];
   readonly forwarded: number[];
@@ -61,7 +64,7 @@ function start(
   forwarded: number[],
   restore?: { readonly state: StateSnapshot; readonly watermark: number },
 ): Running {
-  const state = new MemoryStateBackend({ clock: () => clock.now });
+  const state = testStateBackend(() => clock.now);
   // The one copy of the operator's watermark, as the task driver keeps it (restored with the state).
   const time = {
     watermark: restore?.watermark ?? Number.NEGATIVE_INFINITY,
@@ -233,4 +236,20 @@ export function base(schema: readonly Field[], inputs: readonly number[] = [0]) 
 /** Sorted lines: for comparing changelogs whose order is not specified. */
 export function sorted(lines: readonly string[]): string[] {
   return [...lines].sort();
+}
+
+let diskBackends = 0;
+
+/**
+ * The backend the operator tests run on: in memory, or with `WEIR_TEST_STATE_BACKEND=rocksdb`
+ * the on-disk one with a cache of 4 entries per table (so LMDB serves most reads).
+ */
+export function testStateBackend(clock: () => number): StateBackend {
+  if (process.env.WEIR_TEST_STATE_BACKEND !== "rocksdb") return new MemoryStateBackend({ clock });
+  diskBackends++;
+  return new DiskStateBackend({
+    clock,
+    dir: join(tmpdir(), "weir-operator-tests", `${process.pid}-${diskBackends}`),
+    cacheEntries: 4,
+  });
 }
