@@ -2,6 +2,7 @@ import type { Field } from "@weir/planner";
 import { ConnectorError, Op } from "@weir/runtime";
 import { FormatError } from "./errors.js";
 import type { FormatFactory, FormatOptions, RecordDecoder, RecordEncoder } from "./format.js";
+import { compileFastRowReader } from "./json-fast.js";
 import { parseJsonExact } from "./json-parse.js";
 import {
   compileRowDecoder,
@@ -69,11 +70,20 @@ export const jsonFormat: FormatFactory = {
   name: "json",
   decoder(fields, options): RecordDecoder {
     const parse = jsonLineParser(fields, options.projection);
-    const toRow = compileRowDecoder(fields, jsonValueOptions(options), options.projection);
+    const valueOptions = jsonValueOptions(options);
+    const toRow = compileRowDecoder(fields, valueOptions, options.projection);
+    const fast = compileFastRowReader(fields, valueOptions, options.projection, parse === parseJsonExact);
     return {
       ignoreParseErrors: ignoreParseErrors(options),
       skipHeader: false,
       decode(line, out) {
+        // The fast reader gives the full path's row or gives up; then the full path reads the
+        // line (and words the error of a bad one).
+        const quick = fast === null ? undefined : fast(line);
+        if (quick !== undefined) {
+          out.push(Op.INSERT, quick);
+          return;
+        }
         if (isBlank(line)) return;
         let row: unknown[];
         try {
