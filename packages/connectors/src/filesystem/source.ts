@@ -117,9 +117,10 @@ export class FilesystemSource implements SourceReader {
         }
         if (reader.line === 1 && this.decoder.skipHeader) line = "";
         else this.decodeLine(line, file, reader.line, out);
-        file.pos = { offset: reader.offset, line: reader.line, done: false };
         if (out.length >= maxRows) break;
       }
+      // The position after the last line read (once per poll, not per line).
+      if (this.reader === reader) file.pos = { offset: reader.offset, line: reader.line, done: false };
       if (out.length > 0) {
         return { kind: "data", splits: [{ split: file.split, batch: out.finish() }] };
       }
