@@ -26,6 +26,15 @@ export class LineReader {
   offset: number;
   /** Number of lines returned so far (1-based number of the last line), counting from the file start. */
   line: number;
+  /**
+   * The bytes of the last line returned (without its terminator): valid until the next call;
+   * `length` bytes from `start` of `buffer`.
+   */
+  readonly lastLine: { buffer: Buffer; start: number; length: number } = {
+    buffer: Buffer.alloc(0),
+    start: 0,
+    length: 0,
+  };
 
   constructor(
     private readonly file: string,
@@ -66,6 +75,10 @@ export class LineReader {
     let stop = end;
     if (stop > this.start && this.buf[stop - 1] === CR) stop--;
     const text = this.buf.toString("utf8", this.start, stop);
+    const last = this.lastLine;
+    last.buffer = this.buf;
+    last.start = this.start;
+    last.length = stop - this.start;
     this.start = next;
     this.offset = this.bufOffset + next;
     this.line++;

@@ -18,7 +18,22 @@ import { fastDate, fastTimestamp } from "./temporal-fast.js";
  * in a VARCHAR column, a decimal that needs rounding...) are cut out of the line and handed to
  * the full path's own decoder for that field.
  */
-export type FastRowReader = (line: string) => unknown[] | undefined;
+export type FastRowReader = (line: string, bytes?: AsciiSource) => unknown[] | undefined;
+
+/**
+ * The bytes `line` was decoded from, when each of its UTF-16 units came from exactly one byte
+ * (`line.length` bytes from `start`; the caller checks the lengths). A long string value is then
+ * copied out of the bytes (`toString("latin1")`, when its units are ASCII) instead of being a slice of
+ * `line`: a slice keeps the whole line alive for as long as the value lives — in join state, a
+ * whole event per stored string — where `JSON.parse` gives strings of their own.
+ */
+export interface AsciiSource {
+  readonly buffer: Buffer;
+  readonly start: number;
+}
+
+/** V8 copies substrings shorter than this anyway (SlicedString::kMinLength). */
+const MIN_SLICED = 13;
 
 /** Thrown inside the reader to give up; never escapes it. */
 const GIVE_UP = new Error("json fast path: give up");
@@ -155,7 +170,7 @@ export function compileFastRowReader(
   if (special(fields)) return null;
   const plan = planRow(fields, o, projection);
   const reader = new Reader(exact, o.failOnMissingField);
-  return (line) => reader.read(line, plan);
+  return (line, bytes) => reader.read(line, plan, bytes);
 }
 
 class Reader {
@@ -166,8 +181,11 @@ class Reader {
   private smallInt = false;
   /** Set by `number()`: the integer's value when `smallInt`. */
   private intValue = 0;
-  /** Set by `string()`: the string had an escape sequence. */
+  /** Set by `stringEnd()`: the string had an escape sequence. */
   private escaped = false;
+  /** Set by `stringEnd()`: the OR of the string's code units (ASCII when below 0x80). */
+  private units = 0;
+  private bytes: AsciiSource | undefined;
 
   constructor(
     private readonly exact: boolean,
@@ -175,8 +193,9 @@ class Reader {
     private readonly strict: boolean,
   ) {}
 
-  read(line: string, plan: RowPlan): unknown[] | undefined {
+  read(line: string, plan: RowPlan, bytes: AsciiSource | undefined): unknown[] | undefined {
     this.s = line;
+    this.bytes = bytes;
     this.p = 0;
     this.depth = 0;
     try {
@@ -397,6 +416,7 @@ class Reader {
     const s = this.s;
     let i = this.p + 1;
     let escaped = false;
+    let units = 0;
     for (;;) {
       const c = s.charCodeAt(i);
       if (c === 34) break;
@@ -406,9 +426,11 @@ class Reader {
         continue;
       }
       if (c < 32 || Number.isNaN(c)) throw GIVE_UP;
+      units |= c;
       i++;
     }
     this.escaped = escaped;
+    this.units = units;
     return i;
   }
 
@@ -417,8 +439,12 @@ class Reader {
     const start = this.p;
     const end = this.stringEnd();
     this.p = end + 1;
-    if (!this.escaped) return this.s.slice(start + 1, end);
-    return JSON.parse(this.s.slice(start, end + 1)) as string;
+    if (this.escaped) return JSON.parse(this.s.slice(start, end + 1)) as string;
+    const b = this.bytes;
+    if (b !== undefined && end - start - 1 >= MIN_SLICED && this.units < 0x80) {
+      return b.buffer.toString("latin1", b.start + start + 1, b.start + end);
+    }
+    return this.s.slice(start + 1, end);
   }
 
   /** At `-` or a digit: checks a JSON number and moves past it (sets `smallInt`, `intValue`). */
