@@ -18,7 +18,7 @@ queries=("$@")
 if [ ${#queries[@]} -eq 0 ] || [ "${queries[0]}" = all ]; then
   queries=(q0 q1 q2 q3 q4 q5 q7 q8 q9 q10 q11 q12 q13 q14 q15 q16 q17 q18 q19 q20 q21 q22)
 fi
-(cd "$root/scripts/flink-oracle" && mvn -q -B compile dependency:build-classpath -Dmdep.outputFile=target/classpath.txt)
+(cd "$root/scripts/flink-oracle" && mvn -q -B -Dstyle.color=never compile dependency:build-classpath -Dmdep.outputFile=target/classpath.txt)
 cp="$root/scripts/flink-oracle/target/classes:$(cat "$root/scripts/flink-oracle/target/classpath.txt")"
 n=$(wc -l < "$events_file")
 tmp="$(mktemp -d)"
