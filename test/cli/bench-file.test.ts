@@ -9,6 +9,7 @@ import {
   writeNexmarkFile,
 } from "../../packages/cli/src/bench/nexmark.js";
 import type { Output } from "../../packages/cli/src/output.js";
+import { runWeir } from "../../packages/cli/test/helpers.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const quiet: Output = { out: () => {}, err: (l) => process.stderr.write(`${l}\n`) };
@@ -40,5 +41,18 @@ describe("weir bench nexmark --write-file / --from-file (issue 18 item 5)", () =
     const all = await benchQuery("read", fromFile, quiet);
     expect(all.outputs).toBe(2000);
     expect((await benchParseCeiling(fromFile)).outputs).toBe(2000);
+  });
+
+  it("refuses what a file fixes, and a missing path", async () => {
+    for (const [argv, message] of [
+      [["--from-file", "x.json", "--events", "10"], /--from-file reads every event of the file/],
+      [["--from-file", "x.json", "--rate", "10"], /--rate is the generator's/],
+      [["--write-file", "a.json", "--from-file", "b.json"], /cannot be combined/],
+      [["--write-file"], /--write-file needs a/],
+    ] as const) {
+      const r = await runWeir(["bench", "nexmark", ...argv]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(message);
+    }
   });
 });
