@@ -9,6 +9,7 @@
 //   blackhole, light  the same with amount DOUBLE and the record timestamp as rowtime: the source
 //              path without DECIMAL parsing and string-timestamp parsing
 //   postgres   weir run: the same → Postgres upsert keyed by event_id (skipped without --postgres)
+// --cpu-prof DIR: the weir runs write V8 CPU profiles (node --cpu-prof) into DIR.
 // The broker: --brokers, else $KAFKA_BROKERS, else scripts/kafka.sh starts one (and stops it).
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -29,6 +30,8 @@ const arg = (name, dflt) => {
 const events = Number(arg("events", "1000000"));
 const partitions = Number(arg("partitions", "3"));
 const pgUrl = arg("postgres", undefined);
+const profDir = arg("cpu-prof", undefined);
+const nodeArgs = profDir ? ["--cpu-prof", `--cpu-prof-dir=${resolve(profDir)}`] : [];
 let brokers = arg("brokers", process.env.KAFKA_BROKERS);
 let started = false;
 if (!brokers) {
@@ -124,7 +127,7 @@ writeFileSync(
     "CREATE TABLE out (event_id STRING, store_id STRING, amount DECIMAL(18, 2), t TIMESTAMP_LTZ(3)) WITH ('connector' = 'blackhole');",
   ),
 );
-rows.push(["weir → blackhole", measure(["node", weir, "run", bh])]);
+rows.push(["weir → blackhole", measure(["node", ...nodeArgs, weir, "run", bh])]);
 const light = join(dir, "blackhole-light.sql");
 writeFileSync(
   light,
@@ -133,7 +136,7 @@ writeFileSync(
     true,
   ),
 );
-rows.push(["weir → blackhole, light", measure(["node", weir, "run", light])]);
+rows.push(["weir → blackhole, light", measure(["node", ...nodeArgs, weir, "run", light])]);
 if (pgUrl) {
   const table = `bench_upsert_${Date.now()}`;
   const pg = join(dir, "postgres.sql");
@@ -143,7 +146,7 @@ if (pgUrl) {
       `CREATE TABLE out (event_id STRING, store_id STRING, amount DECIMAL(18, 2), t TIMESTAMP_LTZ(3), PRIMARY KEY (event_id) NOT ENFORCED) WITH ('connector' = 'jdbc', 'url' = '${pgUrl}', 'table-name' = '${table}', 'sink.create-table' = 'true');`,
     ),
   );
-  rows.push(["weir → postgres upsert", measure(["node", weir, "run", pg])]);
+  rows.push(["weir → postgres upsert", measure(["node", ...nodeArgs, weir, "run", pg])]);
 }
 const ceiling = events / rows[0][1].cpu;
 console.log(

@@ -20,6 +20,8 @@ const VALUE_FLAGS = new Set([
   "events",
   "warmup",
   "rate",
+  "write-file",
+  "from-file",
   "i",
   "f",
 ]);

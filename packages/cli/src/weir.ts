@@ -46,6 +46,10 @@ Commands:
                             run (default N = events/10); slows the run
       --rate=N              events per second of event time (default: the query's, 10M)
       --json                print the results as JSON
+      --write-file PATH     write --events generated events to PATH as JSON lines and exit
+      --from-file PATH      read the events from such a file (filesystem connector, json format);
+                            the warm-up is one run over the file (--warmup 0: none); the query
+                            read (every column into a blackhole) also runs a JSON.parse loop
   help, --help, -h          show this text (also after a command: weir run --help)
   --version                 print the version
 
@@ -57,7 +61,7 @@ const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
   run: ["dry-run", "json", "max-runtime", "serve", "restore", "from-savepoint", "metrics-port"],
   explain: ["changelog-mode", "all"],
   check: ["strict", "json"],
-  bench: ["query", "events", "warmup", "sample-memory", "rate", "json"],
+  bench: ["query", "events", "warmup", "sample-memory", "rate", "json", "write-file", "from-file"],
   repl: ["i", "f"],
   "": ["i", "f", "version"],
   help: [],

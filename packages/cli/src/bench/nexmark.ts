@@ -1,9 +1,18 @@
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { EventType, NexmarkGenerator, parseNexmarkConfig, writeNexmarkSideInput } from "@weir/connectors";
+import {
+  EventType,
+  FormatOptions,
+  jsonFormat,
+  LineReader,
+  NexmarkGenerator,
+  parseNexmarkConfig,
+  writeNexmarkSideInput,
+} from "@weir/connectors";
 import { parse } from "@weir/parser";
-import type { PhysicalDag, PhysicalNode, PlanTarget } from "@weir/planner";
+import type { DataType, Field, PhysicalDag, PhysicalNode, PlanTarget, SourceNode } from "@weir/planner";
+import { Op } from "@weir/runtime";
 import { Engine } from "../engine/engine.js";
 import type { Output } from "../output.js";
 import { type MemorySample, MemorySampler } from "./memory.js";
@@ -86,6 +95,7 @@ export interface BenchResult {
 }
 
 export interface BenchOptions {
+  /** Events per run (with `fromFile`: the file's line count). */
   readonly events: number;
   /** Events of the warm-up run before the measured one (0: none). */
   readonly warmupEvents: number;
@@ -97,6 +107,12 @@ export interface BenchOptions {
   readonly rate?: number;
   /** Job settings added to every query (`--set`), e.g. `'state.backend.type'`. */
   readonly settings?: Readonly<Record<string, string>>;
+  /**
+   * A JSON-lines file of Nexmark events (`writeNexmarkFile`): the queries read it with the
+   * `filesystem` connector and the `json` format instead of generating events. The warm-up is then
+   * one whole run over the file when `warmupEvents` > 0.
+   */
+  readonly fromFile?: string;
 }
 
 /** The checkout's root: the working directory if it has `sql/nexmark/`, else the one this module is built in. */
@@ -106,14 +122,29 @@ export function defaultBenchRoot(cwd: string): string {
 }
 
 /**
+ * The pseudo-query `read`: every column of every event (the nested rows included) into a
+ * blackhole — what reading and decoding the events costs, with no query work.
+ */
+export const READ_QUERY = "read";
+
+/** q0's script with its sink and INSERT replaced by `read`'s: all of `datagen`, as it is. */
+function readQuerySql(q0: string): string {
+  const at = q0.indexOf("CREATE TABLE nexmark_q0");
+  if (at < 0) throw new Error("sql/nexmark/q0.sql has no CREATE TABLE nexmark_q0");
+  return `${q0.slice(0, at)}CREATE TABLE nexmark_read WITH ('connector' = 'blackhole') LIKE datagen (EXCLUDING ALL);
+INSERT INTO nexmark_read SELECT event_type, person, auction, bid FROM datagen;
+`;
+}
+
+/**
  * Plans `sql/nexmark/<query>.sql` as written, then points every sink at `blackhole` (q10's
  * filesystem sink included), so that the run measures the query and nothing else.
  */
 export function planNexmarkQuery(query: string, root: string, out: Output): PhysicalDag {
   // q13's side input is generated, not checked in.
   if (query === "q13") writeNexmarkSideInput(join(root, "sql/nexmark/data/side_input.csv"));
-  const file = join(root, "sql/nexmark", `${query}.sql`);
-  const sql = readFileSync(file, "utf8");
+  const file = join(root, "sql/nexmark", `${query === READ_QUERY ? "q0" : query}.sql`);
+  const sql = query === READ_QUERY ? readQuerySql(readFileSync(file, "utf8")) : readFileSync(file, "utf8");
   const engine = new Engine({ cwd: root, out });
   const parsed = parse(sql);
   if (parsed.diagnostics.length > 0) throw new Error(`${file}: ${parsed.diagnostics[0]!.message}`);
@@ -152,12 +183,33 @@ export function withEvents(dag: PhysicalDag, events: number, rate?: number): Phy
   return { ...dag, nodes };
 }
 
+/**
+ * The plan reading the events from `file` (JSON lines, as `writeNexmarkFile` writes them) with
+ * the `filesystem` connector and the `json` format in place of its nexmark sources: the same
+ * columns, computed `dateTime` and watermark.
+ */
+export function withFile(dag: PhysicalDag, file: string): PhysicalDag {
+  const nodes = dag.nodes.map((n): PhysicalNode => {
+    if (n.kind === "source" && n.connector === "nexmark") {
+      return {
+        ...n,
+        connector: "filesystem",
+        options: { connector: "filesystem", path: resolve(file), format: "json" },
+      };
+    }
+    if (n.kind === "sink") return { ...n, connector: "blackhole", options: { connector: "blackhole" } };
+    return n;
+  });
+  return { ...dag, nodes };
+}
+
 /** Runs one query: a warm-up, then the measured run. */
 export async function benchQuery(query: string, options: BenchOptions, out: Output): Promise<BenchResult> {
   const dag = planNexmarkQuery(query, options.root, out);
   const engine = new Engine({ cwd: options.root, out });
+  const file = options.fromFile;
   const run = async (events: number, sampler?: MemorySampler): Promise<number> => {
-    const planned = withEvents(dag, events, options.rate);
+    const planned = file === undefined ? withEvents(dag, events, options.rate) : withFile(dag, file);
     const result = await engine.runDag(
       { ...planned, settings: { ...planned.settings, ...options.settings } },
       {
@@ -179,6 +231,112 @@ export async function benchQuery(query: string, options: BenchOptions, out: Outp
   const r = await measure(query, options.events, () => run(options.events, sampler));
   sampler.sample(options.events);
   return { ...r, memory: sampler.samples };
+}
+
+/** The `datagen` table of `sql/nexmark/q0.sql`: the physical columns the events file holds. */
+function nexmarkSource(root: string, out: Output): SourceNode {
+  const dag = planNexmarkQuery("q0", root, out);
+  const source = dag.nodes.find((n): n is SourceNode => n.kind === "source" && n.connector === "nexmark");
+  if (source === undefined) throw new Error("sql/nexmark/q0.sql reads no nexmark table");
+  return source;
+}
+
+/** The default `'base-time'` of a written events file, so that the same command writes the same file. */
+export const FILE_BASE_TIME = Date.UTC(2026, 0, 1);
+
+/**
+ * Writes `events` Nexmark events (q0's generator options; `rate` events per second of event time
+ * when given) as JSON lines in the `json` format's layout of the `datagen` table — `event_type`
+ * and the nested `person` / `auction` / `bid` rows, timestamps as `yyyy-MM-dd HH:mm:ss.SSS` — for
+ * `--from-file` and for another engine reading the same events. Returns the bytes written.
+ */
+export function writeNexmarkFile(
+  path: string,
+  events: number,
+  root: string,
+  out: Output,
+  rate?: number,
+): number {
+  const source = nexmarkSource(root, out);
+  const fields: Field[] = [];
+  source.columns.forEach((c, i) => {
+    if (c.kind === "physical") fields.push({ name: c.name, type: source.schema[i]!.type as DataType });
+  });
+  if (fields.map((f) => f.name).join(",") !== "event_type,person,auction,bid") {
+    throw new Error("sql/nexmark/q0.sql's datagen table is not (event_type, person, auction, bid)");
+  }
+  const rates: Record<string, string> =
+    rate === undefined ? {} : { "first-event.rate": String(rate), "next-event.rate": String(rate) };
+  const config = parseNexmarkConfig({ ...source.options, ...rates, "events.num": String(events) });
+  const g = new NexmarkGenerator(config, config.baseTime ?? FILE_BASE_TIME);
+  const encoder = jsonFormat.encoder(fields, new FormatOptions({}, "json"));
+  const fd = openSync(path, "w");
+  let bytes = 0;
+  try {
+    let chunk = "";
+    for (let n = 0; n < events; n++) {
+      const e = g.generate(n);
+      const t = g.lastType;
+      const row = [
+        t,
+        t === EventType.PERSON ? e : null,
+        t === EventType.AUCTION ? e : null,
+        t === EventType.BID ? e : null,
+      ];
+      chunk += `${encoder.encode(Op.INSERT, row)}\n`;
+      if (chunk.length >= 1 << 20) {
+        bytes += writeSync(fd, chunk);
+        chunk = "";
+      }
+    }
+    bytes += writeSync(fd, chunk);
+  } finally {
+    closeSync(fd);
+  }
+  return bytes;
+}
+
+/** The number of lines of `path` (a last line without a terminator counts). */
+export async function countLines(path: string): Promise<number> {
+  const reader = new LineReader(path);
+  let n = 0;
+  try {
+    while ((await reader.next()) !== null) n++;
+  } finally {
+    await reader.close();
+  }
+  return n;
+}
+
+/**
+ * The file's ceiling: a plain loop over the events file — the same chunked line reader, then
+ * `JSON.parse` per line, touching one field — no engine at all.
+ */
+export async function benchParseCeiling(options: BenchOptions & { fromFile: string }): Promise<BenchResult> {
+  const loop = async (): Promise<number> => {
+    const reader = new LineReader(options.fromFile);
+    let n = 0;
+    let checksum = 0;
+    try {
+      for (;;) {
+        const line = reader.nextBuffered();
+        if (line === undefined) {
+          await reader.fill();
+          continue;
+        }
+        if (line === null) break;
+        const e = JSON.parse(line) as { event_type: number };
+        checksum = (checksum + e.event_type) % 1_000_003;
+        n++;
+      }
+    } finally {
+      await reader.close();
+    }
+    if (checksum < 0) throw new Error("unreachable");
+    return n;
+  };
+  if (options.warmupEvents > 0) await loop();
+  return measure("json-parse-js", options.events, loop);
 }
 
 /**

@@ -3,9 +3,13 @@ import { UsageError } from "../args.js";
 import {
   type BenchResult,
   benchCeiling,
+  benchParseCeiling,
   benchQuery,
+  countLines,
   defaultBenchRoot,
   NEXMARK_QUERIES,
+  READ_QUERY,
+  writeNexmarkFile,
 } from "../bench/nexmark.js";
 import type { Output } from "../output.js";
 
@@ -19,6 +23,11 @@ const DEFAULT_EVENTS = 1_000_000;
  * N events of the measured run (default: a tenth of `--events`); `--rate=N` sets the generator's
  * events per second of event time (default: the query's own, 10,000,000); `--set key=value` adds a
  * job setting to every query (e.g. `state.backend.type=rocksdb`). Exit code 0; 1 for bad arguments; 2 when a query failed (the others still run).
+ *
+ * `--write-file PATH [--events N] [--rate N]` writes the generator's events as JSON lines and
+ * exits; `--from-file PATH` runs the queries over such a file (`filesystem` / `json`), the warm-up
+ * being one whole run over it (none with `--warmup 0`), and the `read` query (every column into a
+ * blackhole) beside its plain `JSON.parse`-per-line loop (`json-parse-js`).
  */
 export async function benchCommand(cmd: CommandLine, out: Output): Promise<number> {
   const suite = cmd.positionals[0];
@@ -27,11 +36,34 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
       "weir bench needs a suite: weir bench nexmark [--query q0,q5 | all] [--events N] [--json]",
     );
   }
-  const queries = parseQueries(cmd.flags.get("query"));
-  const events = parseCount(cmd.flags.get("events"), "--events") ?? DEFAULT_EVENTS;
-  const warmupEvents = parseCount(cmd.flags.get("warmup"), "--warmup") ?? Math.ceil(events / 10);
-  const json = cmd.flags.has("json");
+  const fromFile = pathFlag(cmd.flags.get("from-file"), "--from-file");
+  const writeFile = pathFlag(cmd.flags.get("write-file"), "--write-file");
+  const root = defaultBenchRoot(process.cwd());
   const rate = parseCount(cmd.flags.get("rate"), "--rate");
+  if (writeFile !== undefined) {
+    if (fromFile !== undefined) throw new UsageError("--write-file and --from-file cannot be combined");
+    const n = parseCount(cmd.flags.get("events"), "--events") ?? DEFAULT_EVENTS;
+    const bytes = writeNexmarkFile(writeFile, n, root, out, rate);
+    out.out(
+      `wrote ${n.toLocaleString("en-US")} events (${(bytes / 2 ** 20).toFixed(1)} MiB) to ${writeFile}`,
+    );
+    return 0;
+  }
+  if (fromFile !== undefined && cmd.flags.has("events")) {
+    throw new UsageError("--from-file reads every event of the file; --events is for the generator");
+  }
+  if (fromFile !== undefined && rate !== undefined) {
+    throw new UsageError("--rate is the generator's; a file's event times are fixed when it is written");
+  }
+  const queries = parseQueries(cmd.flags.get("query"));
+  const events =
+    fromFile !== undefined
+      ? await countLines(fromFile)
+      : (parseCount(cmd.flags.get("events"), "--events") ?? DEFAULT_EVENTS);
+  const warmupEvents =
+    parseCount(cmd.flags.get("warmup"), "--warmup") ??
+    (fromFile !== undefined ? events : Math.ceil(events / 10));
+  const json = cmd.flags.has("json");
   const sampleFlag = cmd.flags.get("sample-memory");
   const sampleMemoryEvery =
     sampleFlag === undefined
@@ -42,7 +74,8 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
   const options = {
     events,
     warmupEvents,
-    root: defaultBenchRoot(process.cwd()),
+    root,
+    ...(fromFile !== undefined ? { fromFile } : {}),
     ...(sampleMemoryEvery !== undefined ? { sampleMemoryEvery } : {}),
     ...(rate !== undefined ? { rate } : {}),
     ...(cmd.sets.length > 0 ? { settings: Object.fromEntries(cmd.sets) } : {}),
@@ -64,7 +97,17 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
       out.out(line(r));
       if (r.memory) for (const l of memoryLines(r)) out.out(l);
     }
-    if (q === "q0") {
+    if (q === READ_QUERY && fromFile !== undefined) {
+      const c = await benchParseCeiling({ ...options, fromFile });
+      results.push(c);
+      if (!json) {
+        out.out(line(c));
+        out.out(
+          `read / json-parse-js (events/s per core): ${Math.round((100 * c.cpuSeconds) / r.cpuSeconds)}%`,
+        );
+      }
+    }
+    if (q === "q0" && fromFile === undefined) {
       const c = await benchCeiling(options);
       results.push(c);
       if (!json) out.out(line(c));
@@ -91,14 +134,19 @@ function memoryLines(r: BenchResult): string[] {
   ];
 }
 
+function pathFlag(flag: string | true | undefined, name: string): string | undefined {
+  if (flag === true || flag === "") throw new UsageError(`${name} needs a file path`);
+  return flag;
+}
+
 function parseQueries(flag: string | true | undefined): string[] {
   if (flag === undefined || flag === "all") return [...NEXMARK_QUERIES];
   if (flag === true) throw new UsageError("--query needs a list, e.g. --query q0,q5 (or all)");
   const qs = flag.split(",").map((q) => q.trim().toLowerCase());
   for (const q of qs) {
-    if (!NEXMARK_QUERIES.includes(q)) {
+    if (!NEXMARK_QUERIES.includes(q) && q !== READ_QUERY) {
       throw new UsageError(
-        `unknown Nexmark query '${q}' (known: ${NEXMARK_QUERIES.join(", ")}; q6 is unsupported)`,
+        `unknown Nexmark query '${q}' (known: ${NEXMARK_QUERIES.join(", ")}, and ${READ_QUERY}: every column into a blackhole; q6 is unsupported)`,
       );
     }
   }
@@ -126,7 +174,7 @@ const COLUMNS = [
   "peak RSS",
   "outputs",
 ];
-const WIDTHS = [6, 11, 8, 8, 12, 14, 12, 9, 11];
+const WIDTHS = [13, 11, 8, 8, 12, 14, 12, 9, 11];
 
 function header(): string {
   return COLUMNS.map((c, i) => (i === 0 ? c.padEnd(WIDTHS[i]!) : c.padStart(WIDTHS[i]!))).join(" ");

@@ -171,10 +171,11 @@ export class FilesystemSource implements SourceReader {
           break;
         }
         if (reader.line === 1 && this.decoder.skipHeader) line = "";
-        else this.decodeLine(line, file, reader.line, out);
-        file.pos = { offset: reader.offset, line: reader.line, done: false };
+        else this.decodeLine(line, file, reader, out);
         if (out.length >= maxRows) break;
       }
+      // The position after the last line read (once per poll, not per line).
+      if (this.reader === reader) file.pos = { offset: reader.offset, line: reader.line, done: false };
       if (out.length > 0) {
         return { kind: "data", splits: [{ split: file.split, batch: out.finish() }] };
       }
@@ -182,7 +183,8 @@ export class FilesystemSource implements SourceReader {
     return null;
   }
 
-  private decodeLine(line: string, file: FileSplit, lineNo: number, out: ChangeBatchBuilder): void {
+  private decodeLine(line: string, file: FileSplit, reader: LineReader, out: ChangeBatchBuilder): void {
+    const lineNo = reader.line;
     const target = this.identity ? out : this.scratch;
     if (this.blankIsNoRecord && (line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === ""))) {
       // A blank line is no record: skipped, and counted so that the summary shows it.
@@ -190,7 +192,10 @@ export class FilesystemSource implements SourceReader {
       return;
     }
     try {
-      this.decoder.decode(line, target);
+      // One byte per UTF-16 unit: the decoder may copy values out of the bytes (see AsciiSource).
+      if (this.decoder.decodeFrom !== undefined && line.length === reader.lastLine.length)
+        this.decoder.decodeFrom(line, reader.lastLine, target);
+      else this.decoder.decode(line, target);
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;
       if (this.decoder.ignoreParseErrors) {

@@ -1,5 +1,6 @@
 import type { Field } from "@weir/planner";
 import type { ChangeBatchBuilder, Op, Row } from "@weir/runtime";
+import type { AsciiSource } from "./json-fast.js";
 
 /**
  * A line-oriented record format, compiled once per table schema (the physical columns, in
@@ -11,6 +12,12 @@ export interface RecordDecoder {
    * Debezium update). Throws a `FormatError` for a bad record; it then appends nothing.
    */
   decode(line: string, out: ChangeBatchBuilder): void;
+  /**
+   * `decode`, for a line decoded from `bytes.buffer` at `bytes.start` with one byte per UTF-16
+   * unit (`line.length` bytes): lets a decoder copy values out of the bytes instead of slicing
+   * the line (see `AsciiSource`). Optional; callers fall back to `decode`.
+   */
+  decodeFrom?(line: string, bytes: AsciiSource, out: ChangeBatchBuilder): void;
   /** `<format>.ignore-parse-errors`: the connector skips bad records (and counts them) instead of failing. */
   readonly ignoreParseErrors: boolean;
   /** The first line of each file is a header to skip (`'csv.header' = 'true'`). */

@@ -1,7 +1,8 @@
 import type { Field } from "@weir/planner";
-import { ConnectorError, Op } from "@weir/runtime";
+import { type ChangeBatchBuilder, ConnectorError, Op } from "@weir/runtime";
 import { FormatError } from "./errors.js";
 import type { FormatFactory, FormatOptions, RecordDecoder, RecordEncoder } from "./format.js";
+import { compileFastRowReader } from "./json-fast.js";
 import { parseJsonExact } from "./json-parse.js";
 import {
   compileRowDecoder,
@@ -69,19 +70,33 @@ export const jsonFormat: FormatFactory = {
   name: "json",
   decoder(fields, options): RecordDecoder {
     const parse = jsonLineParser(fields, options.projection);
-    const toRow = compileRowDecoder(fields, jsonValueOptions(options), options.projection);
+    const valueOptions = jsonValueOptions(options);
+    const toRow = compileRowDecoder(fields, valueOptions, options.projection);
+    const fast = compileFastRowReader(fields, valueOptions, options.projection, parse === parseJsonExact);
+    const full = (line: string, out: ChangeBatchBuilder): void => {
+      if (isBlank(line)) return;
+      let row: unknown[];
+      try {
+        row = toRow(parse(line));
+      } catch (e) {
+        throw tooDeep(e);
+      }
+      out.push(Op.INSERT, row);
+    };
+    // The fast reader gives the full path's row or gives up; then the full path reads the line
+    // (and words the error of a bad one).
     return {
       ignoreParseErrors: ignoreParseErrors(options),
       skipHeader: false,
       decode(line, out) {
-        if (isBlank(line)) return;
-        let row: unknown[];
-        try {
-          row = toRow(parse(line));
-        } catch (e) {
-          throw tooDeep(e);
-        }
-        out.push(Op.INSERT, row);
+        const quick = fast === null ? undefined : fast(line);
+        if (quick === undefined) full(line, out);
+        else out.push(Op.INSERT, quick);
+      },
+      decodeFrom(line, bytes, out) {
+        const quick = fast === null ? undefined : fast(line, bytes);
+        if (quick === undefined) full(line, out);
+        else out.push(Op.INSERT, quick);
       },
     };
   },

@@ -43,12 +43,22 @@ export function messageDecoder(spec: KafkaFormatSpec): MessageDecoder {
   } catch (e) {
     userError(e);
   }
+  const source: { buffer: Buffer; start: number } = { buffer: Buffer.alloc(0), start: 0 };
   return {
     ignoreParseErrors: inner.ignoreParseErrors,
     decode(bytes, out) {
       let text = bytes.toString("utf8");
-      if (text.endsWith("\n")) text = text.slice(0, text.endsWith("\r\n") ? -2 : -1);
-      inner.decode(text, out);
+      let n = bytes.length;
+      if (text.endsWith("\n")) {
+        const cut = text.endsWith("\r\n") ? 2 : 1;
+        text = text.slice(0, -cut);
+        n -= cut;
+      }
+      // One byte per UTF-16 unit: the decoder may copy values out of the bytes (see AsciiSource).
+      if (inner.decodeFrom !== undefined && text.length === n) {
+        source.buffer = bytes;
+        inner.decodeFrom(text, source, out);
+      } else inner.decode(text, out);
     },
   };
 }

@@ -18,7 +18,7 @@ import { ExpressionError } from "./errors.js";
  * Formatting works on TIMESTAMP wall-clock millis; parsing gives them back.
  */
 
-type Token = { readonly letter: string; readonly count: number } | { readonly literal: string };
+export type Token = { readonly letter: string; readonly count: number } | { readonly literal: string };
 
 const MONTHS = [
   "January",
@@ -55,7 +55,7 @@ const LETTERS = new Set([
   "Z",
 ]);
 
-function tokenize(pattern: string): Token[] {
+export function tokenize(pattern: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   while (i < pattern.length) {
@@ -178,6 +178,124 @@ export function dateFormatter(pattern: string, javaTime = false): Formatter {
 type Parser = ((text: string) => number | null) & { lastOffsetMs: number | undefined };
 const parsers = new Map<string, Parser>();
 
+/**
+ * The lenient parser's regex without the regex engine, for the patterns of numeric fields, a
+ * trailing zone offset and literals (`yyyy-MM-dd'T'HH:mm:ssXXX`): each construct takes what the
+ * regex's greedy choice takes, and the groups are returned only when that all-greedy path reaches
+ * the end of the pattern — which is then the regex's own match (the first path of its
+ * backtracking search). It returns each group as the parser reads it: `Number(group)`, for `S`
+ * the milliseconds, for a zone its offset in ms. `undefined` whenever it is not sure (leading whitespace, a letter field,
+ * a path that fails): the regex decides. Null when the pattern has a field it does not handle.
+ */
+export function greedyMatcher(tokens: readonly Token[]): ((text: string) => number[] | undefined) | null {
+  type Step =
+    | { readonly k: "lit"; readonly text: string }
+    | { readonly k: "space" }
+    | {
+        readonly k: "digits";
+        readonly min: number;
+        readonly max: number;
+        readonly sign: boolean;
+        /** `S`: the value is the first three digits, zero-padded (milliseconds). */
+        readonly frac: boolean;
+      }
+    | { readonly k: "zone" };
+  const steps: Step[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if ("literal" in t) {
+      steps.push(t.literal === " " ? { k: "space" } : { k: "lit", text: t.literal });
+      continue;
+    }
+    const next = tokens[i + 1];
+    const adjacentNumeric =
+      next !== undefined &&
+      "letter" in next &&
+      next.letter !== "E" &&
+      next.letter !== "a" &&
+      !(next.letter === "M" && next.count >= 3);
+    if (t.letter === "a" || t.letter === "E" || (t.letter === "M" && t.count >= 3)) return null;
+    if (t.letter === "X" || t.letter === "x" || t.letter === "Z") steps.push({ k: "zone" });
+    else if (t.letter === "y" && t.count !== 2)
+      steps.push(
+        adjacentNumeric
+          ? { k: "digits", min: t.count, max: t.count, sign: true, frac: false }
+          : { k: "digits", min: 1, max: Number.POSITIVE_INFINITY, sign: true, frac: false },
+      );
+    else
+      steps.push(
+        adjacentNumeric
+          ? { k: "digits", min: t.count, max: t.count, sign: false, frac: t.letter === "S" }
+          : { k: "digits", min: 1, max: Math.max(t.count, 9), sign: false, frac: t.letter === "S" },
+      );
+  }
+  const isDigit = (c: number) => c >= 48 && c <= 57;
+  return (text) => {
+    const c0 = text.charCodeAt(0);
+    if (!(c0 > 32 && c0 < 127)) return undefined; // `^\s*` with something to skip: the regex
+    const m: number[] = [];
+    let p = 0;
+    for (const st of steps) {
+      switch (st.k) {
+        case "lit":
+          if (!text.startsWith(st.text, p)) return undefined;
+          p += st.text.length;
+          break;
+        case "space": {
+          const from = p;
+          while (text.charCodeAt(p) === 32) p++;
+          const c = text.charCodeAt(p);
+          if (p === from || c <= 32 || c >= 127) return undefined;
+          break;
+        }
+        case "digits": {
+          const neg = st.sign && text.charCodeAt(p) === 45;
+          if (neg) p++;
+          const d0 = p;
+          let v = 0;
+          let ms = 0;
+          for (; p - d0 < st.max; p++) {
+            const c = text.charCodeAt(p);
+            if (!isDigit(c)) break;
+            v = v * 10 + (c - 48);
+            if (p - d0 < 3) ms = ms * 10 + (c - 48);
+          }
+          const n = p - d0;
+          // More than 15 digits: Number(text) rounds them; the regex path does it.
+          if (n < st.min || n > 15) return undefined;
+          if (st.frac) m.push(n === 1 ? ms * 100 : n === 2 ? ms * 10 : ms);
+          else m.push(neg ? -v : v);
+          break;
+        }
+        case "zone": {
+          const c = text.charCodeAt(p);
+          if (c === 90) {
+            m.push(0);
+            p++;
+            break;
+          }
+          const h1 = text.charCodeAt(p + 1);
+          const h2 = text.charCodeAt(p + 2);
+          if ((c !== 43 && c !== 45) || !isDigit(h1) || !isDigit(h2)) return undefined;
+          p += 3;
+          let minutes = 0;
+          const at = text.charCodeAt(p) === 58 ? p + 1 : p;
+          const m1 = text.charCodeAt(at);
+          const m2 = text.charCodeAt(at + 1);
+          if (isDigit(m1) && isDigit(m2)) {
+            minutes = (m1 - 48) * 10 + (m2 - 48);
+            p = at + 2;
+          }
+          const offset = ((h1 - 48) * 10 + (h2 - 48)) * 3_600_000 + minutes * 60_000;
+          m.push(c === 45 ? -offset : offset);
+          break;
+        }
+      }
+    }
+    return m;
+  };
+}
+
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
@@ -214,9 +332,11 @@ export function dateParser(pattern: string, lenient = false, smart = false): Par
   });
   // Lenient (SimpleDateFormat.parse): a prefix of the text may match, fields roll over.
   const regex = new RegExp(lenient ? re : `${re}\\s*$`);
+  const quick = lenient ? greedyMatcher(tokens) : null;
   const parser = ((text: string) => {
-    const m = regex.exec(text);
-    if (m === null) return null;
+    const q = quick === null ? undefined : quick(text);
+    const m = q === undefined ? regex.exec(text) : null;
+    if (m === null && q === undefined) return null;
     let year = 1970;
     let month = 1;
     let day = 1;
@@ -228,8 +348,9 @@ export function dateParser(pattern: string, lenient = false, smart = false): Par
     let pm = -1;
     let offset: number | undefined;
     for (let i = 0; i < fields.length; i++) {
-      const v = m[i + 1];
-      const n = Number(v);
+      // Letters the greedy matcher does not read (MMM, a, E) only come with `m`.
+      const v = m === null ? "" : m[i + 1];
+      const n = q === undefined ? Number(v) : q[i];
       switch (fields[i].letter) {
         case "y":
           year = fields[i].count === 2 ? 2000 + n : n;
@@ -264,7 +385,7 @@ export function dateParser(pattern: string, lenient = false, smart = false): Par
           second = n;
           break;
         case "S":
-          ms = Number(v.slice(0, 3).padEnd(3, "0"));
+          ms = q === undefined ? Number(v.slice(0, 3).padEnd(3, "0")) : n;
           break;
         case "a":
           pm = v.toUpperCase() === "PM" ? 1 : 0;
@@ -272,7 +393,8 @@ export function dateParser(pattern: string, lenient = false, smart = false): Par
         case "X":
         case "x":
         case "Z": {
-          if (v === "Z") offset = 0;
+          if (q !== undefined) offset = n;
+          else if (v === "Z") offset = 0;
           else {
             const sign = v[0] === "-" ? -1 : 1;
             const digits = v.slice(1).replace(":", "");

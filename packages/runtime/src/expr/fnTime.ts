@@ -407,9 +407,16 @@ const unixTimestamp: FnImpl = {
   gen: (c) => {
     if (c.args.length === 0) return `Math.floor(${c.env(c.ctx)}.now() / 1000)`;
     const zone = c.zone;
+    let lastFormat: string | undefined;
+    let lastParser = dateParser(DEFAULT_FORMAT, true);
     const f = (s: string, fmt?: string) => {
       // SimpleDateFormat.parse, as Flink: lenient, and text after the pattern is ignored
-      const parser = dateParser(fmt ?? DEFAULT_FORMAT, true);
+      const format = fmt ?? DEFAULT_FORMAT;
+      if (format !== lastFormat) {
+        lastParser = dateParser(format, true);
+        lastFormat = format;
+      }
+      const parser = lastParser;
       const w = parser(s);
       if (w === null) return UNPARSEABLE;
       // Text with its own offset (pattern letters X / Z) names an instant; else it is local time.

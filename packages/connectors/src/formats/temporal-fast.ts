@@ -1,0 +1,104 @@
+/**
+ * Hand-written readers for the common shapes of the text forms in `temporal.ts`, reading
+ * straight from a range of a larger text (no substring, no regex, no `Date`). Each returns NaN
+ * when the text is not the plain shape it knows — the caller then runs the full reader of
+ * `temporal.ts`, which either accepts the text or gives the error. Where they return a number it
+ * is the number the full reader returns for the same text.
+ */
+
+const MS_PER_DAY = 86_400_000;
+
+/** Two ASCII digits at `i`, or -1. */
+function d2(s: string, i: number): number {
+  const a = s.charCodeAt(i) - 48;
+  const b = s.charCodeAt(i + 1) - 48;
+  if (a < 0 || a > 9 || b < 0 || b > 9) return -1;
+  return a * 10 + b;
+}
+
+function isLeap(y: number): boolean {
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+}
+
+const MONTH_DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Days since the epoch of `yyyy-MM-dd` at `s[i..i+10)` (four-digit year, no sign), or NaN when
+ * the text is not that shape or not a valid date (the full reader then gives the error).
+ */
+function civilDays(s: string, i: number): number {
+  const y1 = d2(s, i);
+  const y2 = d2(s, i + 2);
+  if (y1 < 0 || y2 < 0 || s.charCodeAt(i + 4) !== 45 || s.charCodeAt(i + 7) !== 45) return Number.NaN;
+  const m = d2(s, i + 5);
+  const d = d2(s, i + 8);
+  if (m < 1 || m > 12 || d < 1) return Number.NaN;
+  const year = y1 * 100 + y2;
+  if (d > (m === 2 && isLeap(year) ? 29 : MONTH_DAYS[m])) return Number.NaN;
+  // Howard Hinnant's days_from_civil (proleptic Gregorian, as Date.UTC).
+  const y = m <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const mp = m > 2 ? m - 3 : m + 9;
+  const doy = Math.floor((153 * mp + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/** `parseDate` of `temporal.ts` for `s[start..end)`, or NaN (not the plain shape, or invalid). */
+export function fastDate(s: string, start: number, end: number): number {
+  if (end - start !== 10) return Number.NaN;
+  return civilDays(s, start);
+}
+
+/**
+ * `parseTimestamp` of `temporal.ts` for `s[start..end)`: `yyyy-MM-dd[ T]HH:mm[:ss[.f{1,9}]]`
+ * with an optional `Z` / `±HH` / `±HHmm` / `±HH:mm` suffix (only when `zoneAllowed`), or NaN.
+ */
+export function fastTimestamp(s: string, start: number, end: number, zoneAllowed: boolean): number {
+  if (end - start < 16) return Number.NaN;
+  const days = civilDays(s, start);
+  if (Number.isNaN(days)) return days;
+  const sep = s.charCodeAt(start + 10);
+  if (sep !== 32 && sep !== 84) return Number.NaN;
+  const hh = d2(s, start + 11);
+  const mi = d2(s, start + 14);
+  if (hh < 0 || hh > 23 || s.charCodeAt(start + 13) !== 58 || mi < 0 || mi > 59) return Number.NaN;
+  let p = start + 16;
+  let ss = 0;
+  let millis = 0;
+  if (p < end && s.charCodeAt(p) === 58) {
+    ss = d2(s, p + 1);
+    if (ss < 0 || ss > 59 || p + 3 > end) return Number.NaN;
+    p += 3;
+    if (p < end && s.charCodeAt(p) === 46) {
+      p++;
+      let digits = 0;
+      for (; p < end; p++) {
+        const c = s.charCodeAt(p) - 48;
+        if (c < 0 || c > 9) break;
+        if (digits < 3) millis = millis * 10 + c;
+        digits++;
+      }
+      if (digits === 0 || digits > 9) return Number.NaN;
+      if (digits === 1) millis *= 100;
+      else if (digits === 2) millis *= 10;
+    }
+  }
+  const ms = days * MS_PER_DAY + ((hh * 60 + mi) * 60 + ss) * 1000 + millis;
+  if (p === end) return ms;
+  if (!zoneAllowed) return Number.NaN;
+  const z = s.charCodeAt(p);
+  if (z === 90 || z === 122) return p + 1 === end ? ms : Number.NaN;
+  if (z !== 43 && z !== 45) return Number.NaN;
+  const oh = d2(s, p + 1);
+  if (oh < 0) return Number.NaN;
+  let om = 0;
+  const rest = end - (p + 3);
+  if (rest === 3 && s.charCodeAt(p + 3) === 58) om = d2(s, p + 4);
+  else if (rest === 2) om = d2(s, p + 3);
+  else if (rest !== 0) return Number.NaN;
+  if (om < 0) return Number.NaN;
+  const offset = (oh * 60 + om) * 60_000;
+  return z === 45 ? ms + offset : ms - offset;
+}

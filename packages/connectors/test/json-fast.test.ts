@@ -1,0 +1,419 @@
+import { type Field, T } from "@weir/planner";
+import { ChangeBatchBuilder } from "@weir/runtime";
+import { describe, expect, it } from "vitest";
+import { jsonLineParser, jsonValueOptions } from "../src/formats/json.js";
+import { compileFastRowReader } from "../src/formats/json-fast.js";
+import { compileRowDecoder } from "../src/formats/json-values.js";
+import { fastDate, fastTimestamp } from "../src/formats/temporal-fast.js";
+import { FormatOptions, jsonFormat, messageDecoder, parseDate, parseTimestamp } from "../src/index.js";
+
+/**
+ * The fast JSON reader must give exactly what the full path (`JSON.parse` or the exact parser,
+ * then `compileRowDecoder`) gives: the same row, or — when it gives up — the full path runs and
+ * words the error. Every case compares the `json` format's decoder with the full path itself.
+ */
+
+type Outcome = { row: unknown[] } | { error: string };
+
+function fullPath(fields: Field[], options: Record<string, string>, projection?: Set<number>) {
+  const o = new FormatOptions(options, "json", projection);
+  const parse = jsonLineParser(fields, projection);
+  const toRow = compileRowDecoder(fields, jsonValueOptions(o), projection);
+  return (line: string): Outcome => {
+    try {
+      return { row: toRow(parse(line)) };
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+  };
+}
+
+function formatPath(
+  fields: Field[],
+  options: Record<string, string>,
+  projection?: Set<number>,
+  fromBytes = false,
+) {
+  const dec = jsonFormat.decoder(fields, new FormatOptions(options, "json", projection));
+  return (line: string): Outcome => {
+    const out = new ChangeBatchBuilder(2);
+    try {
+      // As the file source and the Kafka codec call it: with the bytes when one byte per unit.
+      const bytes = Buffer.from(line, "utf8");
+      if (fromBytes && bytes.length === line.length) dec.decodeFrom!(line, { buffer: bytes, start: 0 }, out);
+      else dec.decode(line, out);
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+    const b = out.finish();
+    return { row: b.rows[0] as unknown[] };
+  };
+}
+
+/** Object.is per value, recursively (so -0, NaN and bigint compare exactly). */
+function same(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => same(x, b[i]));
+  if (a instanceof Map && b instanceof Map) {
+    if (a.size !== b.size) return false;
+    const bs = [...b];
+    return [...a].every(([k, v], i) => same(k, bs[i]![0]) && same(v, bs[i]![1]));
+  }
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.from(a).equals(Buffer.from(b));
+  return Object.is(a, b);
+}
+
+function expectSame(
+  fields: Field[],
+  lines: string[],
+  options: Record<string, string> = {},
+  proj?: Set<number>,
+) {
+  const full = fullPath(fields, options, proj);
+  for (const fmt of [formatPath(fields, options, proj), formatPath(fields, options, proj, true)]) {
+    for (const line of lines) {
+      // A blank line is no record for the format (before either path runs).
+      if (line.trim() === "") continue;
+      const a = fmt(line);
+      const b = full(line);
+      if ("row" in a && "row" in b) {
+        if (!same(a.row, b.row)) expect({ line, row: a.row }).toEqual({ line, row: b.row });
+      } else {
+        expect({ line, ...a }).toEqual({ line, ...b });
+      }
+    }
+  }
+}
+
+const S = T.string();
+const ORDER: Field[] = [
+  { name: "event_id", type: S },
+  { name: "n", type: T.bigint() },
+  { name: "amount", type: T.decimal(18, 2) },
+  { name: "paid_at", type: T.timestamp(3) },
+  { name: "at_ltz", type: T.timestampLtz(3) },
+  { name: "day", type: T.date() },
+  { name: "ok", type: T.boolean() },
+  { name: "x", type: T.double() },
+  { name: "f", type: T.float() },
+  { name: "small", type: T.tinyint() },
+  { name: "d5", type: T.decimal(5, 2) },
+];
+const NESTED: Field[] = [
+  { name: "event_type", type: T.int() },
+  {
+    name: "bid",
+    type: T.row([
+      { name: "auction", type: T.bigint() },
+      { name: "url", type: S },
+      { name: "dateTime", type: T.timestamp(3) },
+    ]),
+  },
+  { name: "tags", type: T.array(S) },
+  { name: "attrs", type: T.map(S, T.int()) },
+  { name: "extra", type: S },
+];
+
+const VALID = [
+  '{"event_id":"e1","n":12,"amount":12.3,"paid_at":"2024-02-29 23:59:59.999","at_ltz":"2024-02-29T23:59:59.5+09:00","day":"2024-02-29","ok":true,"x":1.5e3,"f":0.1,"small":-128}',
+  '{"small":127,"f":-0,"x":-0,"ok":false,"day":"1970-01-01","at_ltz":"1969-12-31T23:59:59Z","paid_at":"1900-03-01T00:00","amount":-0.05,"n":-9007199254740991,"event_id":"e2"}',
+  ' { "event_id" : "a \\"quoted\\" {brace} [x] \\\\ \\u00e9\\ud83d\\ude00" , "n" : 0 } ',
+  '{"event_id":null,"n":null,"amount":null,"paid_at":null,"at_ltz":null,"day":null,"ok":null,"x":null,"f":null,"small":null}',
+  "{}",
+  '{"unknown":{"a":[1,2,{"b":"}\\"]"}],"c":null},"event_id":"after","n":1}',
+  '{"n":1,"n":2}',
+  '{"n":"x","n":3}',
+  '{"amount":123456789012345.67}',
+  '{"amount":1234567890123456.78}',
+  '{"amount":9999999999999999.99}',
+  '{"amount":99999999999999999.99}',
+  '{"amount":1.005}',
+  '{"amount":1.004}',
+  '{"amount":1e2}',
+  '{"amount":-1.5E-1}',
+  '{"amount":"12.30"}',
+  '{"amount":0.000}',
+  '{"d5":999.99}',
+  '{"d5":1000}',
+  '{"d5":-1000.00}',
+  '{"d5":999.995}',
+  '{"d5":0.001}',
+  '{"amount":00.1}',
+  '{"n":1.0}',
+  '{"n":1e3}',
+  '{"n":12345678901234567890}',
+  '{"n":9007199254740992}',
+  '{"n":"42"}',
+  '{"small":128}',
+  '{"x":"NaN"}',
+  '{"x":1e400}',
+  '{"event_id":123}',
+  '{"event_id":1e2}',
+  '{"event_id":[1,"a"]}',
+  '{"event_id":{"k":true}}',
+  '{"event_id":true}',
+  '{"ok":"true"}',
+  '{"paid_at":"2023-02-29 00:00:00"}',
+  '{"paid_at":"1900-02-29 00:00:00"}',
+  '{"paid_at":"2000-02-29 00:00:00"}',
+  '{"paid_at":"2024-13-01 00:00:00"}',
+  '{"paid_at":"2024-04-31 00:00:00"}',
+  '{"paid_at":"2024-01-01 24:00:00"}',
+  '{"paid_at":"2024-01-01 23:60:00"}',
+  '{"paid_at":"2024-01-01 23:59:60"}',
+  '{"paid_at":"2024-01-01 00:00:00.1234567891"}',
+  '{"paid_at":"2024-01-01 00:00:00."}',
+  '{"paid_at":"2024-01-01 00:00:00Z"}',
+  '{"paid_at":"2024-01-01 00:00:"}',
+  '{"paid_at":"2024-01-01"}',
+  '{"paid_at":"0099-01-01 00:00:00"}',
+  '{"paid_at":"12345-01-01 00:00:00"}',
+  '{"paid_at":"-0001-01-01 00:00:00"}',
+  '{"paid_at":" 2024-01-01 00:00:00"}',
+  '{"paid_at":"2024-01-01 00:00:00 "}',
+  '{"paid_at":"2024\\u002d01-01 00:00:00"}',
+  '{"at_ltz":"2024-01-01T00:00:00-0130"}',
+  '{"at_ltz":"2024-01-01T00:00:00+05"}',
+  '{"at_ltz":"2024-01-01T00:00:00z"}',
+  '{"at_ltz":"2024-01-01T00:00:00+5"}',
+  '{"at_ltz":"2024-01-01T00:00:00+05:3"}',
+  '{"at_ltz":"2024-01-01T00:00:00+99:99"}',
+  '{"at_ltz":"2024-01-01T00:00+01:00"}',
+  '{"at_ltz":"2024-01-01T00:00:00.12+01:00"}',
+  '{"day":"2024-1-01"}',
+  '{"day":"2024-02-30"}',
+  '{"day":"20240101"}',
+  '{"\\u0065vent_id":"escaped key"}',
+  '{"event_id":"line\\nbreak","n":7}',
+  '{"event_id":"bad \\x escape"}',
+  '{"event_id":"control \u0001 char"}',
+  '{"event_id":"unterminated}',
+  '{"event_id":"e"',
+  '{"event_id":"e",}',
+  '{"event_id":"e" "n":1}',
+  '{"event_id" "e"}',
+  '{event_id:"e"}',
+  "[1,2]",
+  '"text"',
+  "null",
+  "42",
+  '{"n":1} x',
+  '{"n":-}',
+  '{"n":01}',
+  '{"n":1.}',
+  '{"n":.5}',
+  '{"n":1e}',
+  '{"n":+1}',
+  '{"ok":tru}',
+  '{"ok":nulll}',
+  '{"unknown":[1,2,}',
+  '{"unknown":{"a" 1}}',
+  '{"unknown":"\\q"}',
+  '{"unknown":01}',
+  `{"unknown":${"[".repeat(1200)}${"]".repeat(1200)},"n":1}`,
+  "   ",
+  "",
+];
+
+describe("json fast path: same rows and errors as the full path", () => {
+  it("reads the common shapes itself (it is the path taken)", () => {
+    const o = jsonValueOptions(new FormatOptions({}, "json"));
+    const fast = compileFastRowReader(ORDER, o, undefined, true)!;
+    expect(fast(VALID[0]!)).toEqual((fullPath(ORDER, {})(VALID[0]!) as { row: unknown[] }).row);
+    expect(fast(VALID[0]!)).toBeDefined();
+    expect(fast(VALID[2]!)).toBeDefined();
+    expect(fast(VALID[5]!)).toBeDefined();
+    expect(fast('{"event_id":"bad \\x escape"}')).toBeUndefined();
+    const nested = compileFastRowReader(NESTED, o, undefined, false)!;
+    expect(
+      nested('{"event_type":2,"bid":{"auction":1,"url":"u","dateTime":"2024-01-01 00:00:00.000"}}'),
+    ).toEqual([2, [1, "u", Date.UTC(2024, 0, 1)], null, null, null]);
+  });
+
+  it("every edge case, every column read", () => {
+    expectSame(ORDER, VALID);
+  });
+
+  it("every edge case, a projection (skipped values are checked, never built)", () => {
+    expectSame(ORDER, VALID, {}, new Set([0, 3]));
+    expectSame(ORDER, VALID, {}, new Set([1]));
+  });
+
+  it("with fail-on-missing-field and ISO-8601 timestamps", () => {
+    expectSame(ORDER, VALID, { "json.fail-on-missing-field": "true" });
+    expectSame(ORDER, VALID, { "json.fail-on-missing-field": "true" }, new Set([0, 1]));
+    expectSame(ORDER, VALID, { "json.timestamp-format.standard": "ISO-8601" });
+  });
+
+  const NESTED_LINES = [
+    '{"event_type":2,"bid":{"auction":1,"url":"{\\"}","dateTime":"2024-01-01 00:00:00.000"},"tags":["a",null,"}"],"attrs":{"k":1,"j":null},"extra":"x"}',
+    '{"event_type":0,"bid":null,"tags":null,"attrs":null}',
+    '{"bid":{"url":"u"},"tags":[],"attrs":{}}',
+    '{"bid":[1,2]}',
+    '{"bid":{"auction":"x"}}',
+    '{"bid":{"auction":1,"auction":2,"extra_field":[{"}":"{"}]}}',
+    '{"tags":"a"}',
+    '{"tags":[1,2]}',
+    '{"attrs":{"k":"v"}}',
+    '{"bid":{"dateTime":"2024-02-30 00:00:00"}}',
+    '{"bid":{"auction":1}',
+  ];
+
+  it("nested rows, arrays, maps", () => {
+    expectSame(NESTED, NESTED_LINES);
+    expectSame(NESTED, NESTED_LINES, {}, new Set([0, 1]));
+    expectSame(NESTED, NESTED_LINES, {}, new Set([4]));
+    expectSame(NESTED, NESTED_LINES, { "json.fail-on-missing-field": "true" });
+  });
+
+  it("random damage to valid lines gives the same outcome on both paths", () => {
+    const alphabet = '{}[]":,\\ 0123456789eE.-+ntfrualsx\u0001Z:T';
+    let seed = 12345;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const base = [...VALID.slice(0, 6), ...NESTED_LINES.slice(0, 3)];
+    const damaged: string[] = [];
+    for (let i = 0; i < 4000; i++) {
+      let line = base[rnd(base.length)]!;
+      for (let k = 0, edits = 1 + rnd(3); k < edits; k++) {
+        const at = rnd(line.length + 1);
+        const c = alphabet[rnd(alphabet.length)]!;
+        const op = rnd(3);
+        line =
+          op === 0
+            ? line.slice(0, at) + c + line.slice(at)
+            : op === 1
+              ? line.slice(0, at) + line.slice(at + 1)
+              : line.slice(0, at) + c + line.slice(at + 1);
+      }
+      damaged.push(line);
+    }
+    const orderLines = damaged.filter((_, i) => i % 2 === 0);
+    expectSame(ORDER, orderLines);
+    expectSame(ORDER, orderLines, {}, new Set([2, 3]));
+    expectSame(
+      NESTED,
+      damaged.filter((_, i) => i % 2 === 1),
+    );
+  });
+
+  it("strings copied out of the bytes equal the line's, non-ASCII and invalid UTF-8 included", () => {
+    const fields: Field[] = [
+      { name: "a", type: S },
+      { name: "b", type: S },
+    ];
+    const dec = messageDecoder({
+      name: "json",
+      fields: fields.map((x, i) => ({ ...x, column: i })),
+      options: new FormatOptions({}, "json"),
+    });
+    const lines = [
+      Buffer.from('{"a":"a long ascii value here","b":"short"}\n'),
+      Buffer.from('{"a":"a long value with é inside","b":"another long ascii value"}'),
+      Buffer.concat([
+        Buffer.from('{"a":"invalid byte \x80 in a long value","b":"'),
+        Buffer.from([0x80]),
+        Buffer.from('xxxxxxxxxxxxxx"}'),
+      ]),
+      Buffer.concat([
+        Buffer.from('{"a":"'),
+        Buffer.from([0xc3]),
+        Buffer.from('truncated sequence here","b":null}'),
+      ]),
+    ];
+    const full = fullPath(fields, {});
+    for (const bytes of lines) {
+      const out = new ChangeBatchBuilder(1);
+      dec.decode(bytes, out);
+      const expected = full(bytes.toString("utf8").replace(/\n$/, "")) as { row: unknown[] };
+      expect(out.finish().rows[0]).toEqual(expected.row);
+    }
+  });
+
+  it("a schema with a field named like an Object.prototype member keeps the full path", () => {
+    const o = jsonValueOptions(new FormatOptions({}, "json"));
+    expect(compileFastRowReader([{ name: "toString", type: S }], o, undefined, false)).toBeNull();
+    expectSame([{ name: "constructor", type: S }], ['{"constructor":"c"}', "{}"]);
+  });
+});
+
+describe("timestamp and date fast paths", () => {
+  const cases = [
+    "2024-02-29 23:59:59.999",
+    "2023-02-28 00:00:00",
+    "2023-02-29 00:00:00",
+    "1900-02-29 00:00:00",
+    "2000-02-29 12:30",
+    "0000-01-01 00:00:00",
+    "0099-12-31 23:59:59.9",
+    "1969-12-31T23:59:59.99",
+    "2024-06-24T00:00:00.123456789",
+    "2024-06-24T00:00:00.1234567890",
+    "2024-06-24T00:00:00.",
+    "2024-06-24T00:00:00+09:00",
+    "2024-06-24T00:00:00-0930",
+    "2024-06-24T00:00:00+14",
+    "2024-06-24T00:00:00Z",
+    "2024-06-24T00:00:00z",
+    "2024-06-24T00:00:00+9",
+    "2024-06-24T00:00:00+09:0",
+    "2024-06-24T00:00:00+0900x",
+    "2024-06-24 24:00:00",
+    "2024-06-24 00:60:00",
+    "2024-06-24 00:00:60",
+    "2024-06-24x00:00:00",
+    "2024-6-24 00:00:00",
+    "2024-06-24",
+    "+2024-06-24 00:00:00",
+  ];
+  for (const zone of ["forbidden", "optional"] as const) {
+    it(`matches parseTimestamp (zone ${zone}) wherever it answers`, () => {
+      for (const c of cases) {
+        const fast = fastTimestamp(`"${c}"`, 1, c.length + 1, zone === "optional");
+        let slow: number | string;
+        try {
+          slow = parseTimestamp(c, zone);
+        } catch (e) {
+          slow = (e as Error).message;
+        }
+        if (!Number.isNaN(fast)) expect({ c, v: fast }).toEqual({ c, v: slow });
+      }
+      // It answers the plain shapes itself.
+      expect(fastTimestamp("2024-02-29 23:59:59.999", 0, 23, false)).toBe(
+        Date.UTC(2024, 1, 29, 23, 59, 59, 999),
+      );
+      expect(fastTimestamp("2024-06-24T00:00:00+09:00", 0, 25, true)).toBe(Date.UTC(2024, 5, 23, 15));
+      expect(fastTimestamp("2024-06-24T00:00:00-0930", 0, 24, true)).toBe(Date.UTC(2024, 5, 24, 9, 30));
+    });
+  }
+
+  it("does not read past the end of its range", () => {
+    // The range ends before the seconds and the zone that follow in the text.
+    expect(fastTimestamp("2024-06-24 00:00:59", 0, 16, false)).toBe(Date.UTC(2024, 5, 24));
+    expect(Number.isNaN(fastTimestamp("2024-06-24 00:00:5", 0, 18, false))).toBe(true);
+    expect(Number.isNaN(fastTimestamp("2024-06-24 00:00:00+09:00", 0, 21, true))).toBe(true);
+  });
+
+  it("dates match parseDate wherever it answers", () => {
+    for (const c of [
+      "2024-02-29",
+      "2023-02-29",
+      "1970-01-01",
+      "0001-01-01",
+      "2024-13-01",
+      "2024-00-10",
+      "2024-01-32",
+    ]) {
+      const fast = fastDate(c, 0, c.length);
+      let slow: number | string;
+      try {
+        slow = parseDate(c);
+      } catch (e) {
+        slow = (e as Error).message;
+      }
+      if (!Number.isNaN(fast)) expect(fast).toBe(slow);
+    }
+    expect(fastDate("2024-02-29", 0, 10)).toBe(Date.UTC(2024, 1, 29) / 86_400_000);
+  });
+});
