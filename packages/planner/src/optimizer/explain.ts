@@ -245,6 +245,8 @@ export function nodeLabel(node: PhysicalNode, nodes: readonly PhysicalNode[]): s
       return "Correlate(invocation=[UNNEST])";
     case "changelog-normalize":
       return `ChangelogNormalize(key=[${names(node.key, node.schema)}])`;
+    case "side-output":
+      return `SideOutput(port=[${node.port}], fields=[${fieldList(node.schema)}])`;
     case "sink":
       return `Sink(table=[${node.table}], fields=[${fieldList(node.schema)}])`;
     default: {
