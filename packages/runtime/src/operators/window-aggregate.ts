@@ -11,6 +11,7 @@ import {
   type SliceAssigner,
   tumblingAssigner,
 } from "../windows/slices.js";
+import { rowsEqual } from "./common.js";
 import { registerOperator } from "./registry.js";
 import { SessionStore } from "./session-store.js";
 import { bindAggregates, inputTypesFromOutput, type WindowClock, windowClock } from "./time-support.js";
@@ -63,6 +64,12 @@ export class WindowAggregateOperator implements Operator {
   private firedUpTo: ValueState<number> | null = null;
   private clock!: WindowClock;
   private proctime = false;
+  /** `'late.policy'` 'update' (upserts) or 'retract' (-U/+U): fired windows are corrected. */
+  private corrections: "update" | "retract" | null = null;
+  /** How long after a window fired its state is kept for corrections (0 without a policy). */
+  private allowedLateness = 0;
+  /** Corrections of fired windows made by the current batch, emitted at its end. */
+  private corrected: ChangeBatchBuilder | null = null;
 
   constructor(
     private readonly node: WindowAggregateNode,
@@ -74,6 +81,11 @@ export class WindowAggregateOperator implements Operator {
     this.ctx = ctx;
     const n = this.node;
     this.proctime = n.timeKind === "proctime";
+    const policy = n.late?.policy;
+    if (!this.proctime && (policy === "update" || policy === "retract")) {
+      this.corrections = policy;
+      this.allowedLateness = n.late!.allowedLatenessMs;
+    }
     this.aggs = bindAggregates(n.aggregates, this.retractable);
     this.codec = keyCodec(n.groupKeys, inputTypesFromOutput(n.groupKeys, n.schema));
     if (this.proctime) this.firedUpTo = ctx.state.value<number>("fired-up-to");
@@ -92,6 +104,7 @@ export class WindowAggregateOperator implements Operator {
           aggs.merge(into, from);
           return into;
         },
+        this.allowedLateness,
       );
     }
   }
@@ -113,27 +126,84 @@ export class WindowAggregateOperator implements Operator {
       if (this.slices !== null) this.accumulateSlice(row, wall, sign, wm, ts as number);
       else this.accumulateSession(row, wall, sign, wm, ts as number);
     }
+    if (this.corrected !== null && this.corrected.length > 0) this.ctx.emit(this.corrected.finish());
   }
 
   private accumulateSlice(row: Row, ts: number, sign: 1 | -1, wm: number, time: number): void {
     const a = this.assigner!;
     const sliceEnd = a.sliceEnd(ts);
-    if (isWindowFired(a.lastWindowEnd(sliceEnd), wm) || a.windowEndsOf(sliceEnd).length === 0) {
+    const L = this.allowedLateness;
+    if (isWindowFired(a.lastWindowEnd(sliceEnd) + L, wm) || a.windowEndsOf(sliceEnd).length === 0) {
       const end = a.lastWindowEnd(sliceEnd);
       this.ctx.late(row, "window-fired", { time, window: { start: a.windowStart(end), end } });
       return;
     }
     const key = this.codec.encode(row);
     const slices = this.slices!;
+    // Windows of this slice that have fired but are within the allowed lateness: corrected.
+    const fired =
+      L > 0 ? a.windowEndsOf(sliceEnd).filter((e) => isWindowFired(e, wm) && !isWindowFired(e + L, wm)) : [];
+    const before = fired.map((e) => this.windowAcc(e, key));
     const acc = slices.get(sliceEnd, key) ?? this.aggs.create();
     this.aggs.apply(acc, row, sign);
     slices.put(sliceEnd, key, acc);
+    for (let i = 0; i < fired.length; i++) {
+      const e = fired[i]!;
+      this.correct(key, before[i]!, this.windowAcc(e, key), a.windowStart(e), e);
+    }
+  }
+
+  /** The accumulator of window `end` for `key`, merged from its slices (a fresh object). */
+  private windowAcc(end: number, key: StateKey): GroupAcc {
+    const a = this.assigner!;
+    const m = this.aggs.create();
+    for (const s of a.slicesOf(end)) {
+      const acc = this.slices!.get(s, key);
+      if (acc !== undefined) this.aggs.merge(m, acc);
+    }
+    return m;
+  }
+
+  /**
+   * A fired window's result for `key` changed from `before` to `after`: 'retract' emits -U/+U
+   * (+I when the key had no rows in the window, -D when it has none left), 'update' the new row
+   * as +U (+I when new, -D by key when none is left). Nothing when the result is unchanged.
+   */
+  private correct(key: StateKey, before: GroupAcc, after: GroupAcc, start: number, end: number): void {
+    const had = this.aggs.rowCount(before) > 0;
+    const has = this.aggs.rowCount(after) > 0;
+    if (!had && !has) return;
+    const oldRow = had ? this.resultRow(key, before, start, end) : null;
+    const newRow = has ? this.resultRow(key, after, start, end) : null;
+    if (oldRow !== null && newRow !== null && rowsEqual(oldRow, newRow)) return;
+    this.corrected ??= new ChangeBatchBuilder();
+    const out = this.corrected;
+    if (oldRow === null) out.push(Op.INSERT, newRow!);
+    else if (newRow === null) out.push(Op.DELETE, oldRow);
+    else if (this.corrections === "retract") {
+      out.push(Op.UPDATE_BEFORE, oldRow);
+      out.push(Op.UPDATE_AFTER, newRow);
+    } else out.push(Op.UPDATE_AFTER, newRow);
   }
 
   private accumulateSession(row: Row, ts: number, sign: 1 | -1, wm: number, time: number): void {
     const key = this.codec.encode(row);
     const store = this.sessions!;
-    const window = sign > 0 ? store.assign(key, ts, wm, () => this.aggs.create()) : store.find(key, ts);
+    // Fired sessions (within the allowed lateness) that the row joins or merges: their results.
+    const retired: { start: number; end: number; row: Row }[] = [];
+    const onRetire =
+      this.corrections === null
+        ? undefined
+        : (w: { start: number; end: number }, acc: GroupAcc) => {
+            if (this.aggs.rowCount(acc) > 0)
+              retired.push({ start: w.start, end: w.end, row: this.resultRow(key, acc, w.start, w.end) });
+          };
+    if (sign < 0 && onRetire !== undefined) {
+      const w = store.find(key, ts);
+      if (w !== undefined && w.end - 1 <= wm) onRetire(w, store.get(key, w)!);
+    }
+    const window =
+      sign > 0 ? store.assign(key, ts, wm, () => this.aggs.create(), onRetire) : store.find(key, ts);
     if (window === null || window === undefined) {
       this.ctx.late(row, window === null ? "window-fired" : "session-fired", {
         time,
@@ -144,6 +214,39 @@ export class WindowAggregateOperator implements Operator {
     const acc = store.get(key, window)!;
     this.aggs.apply(acc, row, sign);
     store.set(key, window, acc);
+    if (this.corrections !== null) this.correctSession(key, retired, window, acc, wm);
+  }
+
+  /**
+   * A late row changed fired sessions: the results of `retired` are withdrawn and, when the
+   * session now holding the row has fired too, its new result is emitted (a -U/+U pair, or +U,
+   * when it is the same window as a withdrawn one).
+   */
+  private correctSession(
+    key: StateKey,
+    retired: readonly { start: number; end: number; row: Row }[],
+    window: { start: number; end: number },
+    acc: GroupAcc,
+    wm: number,
+  ): void {
+    const due = window.end - 1 <= wm;
+    const newRow =
+      due && this.aggs.rowCount(acc) > 0 ? this.resultRow(key, acc, window.start, window.end) : null;
+    if (retired.length === 0 && newRow === null) return;
+    this.corrected ??= new ChangeBatchBuilder();
+    const out = this.corrected;
+    let paired = false;
+    for (const r of retired) {
+      if (newRow !== null && r.start === window.start && r.end === window.end) {
+        paired = true;
+        if (rowsEqual(r.row, newRow)) continue;
+        if (this.corrections === "retract") {
+          out.push(Op.UPDATE_BEFORE, r.row);
+          out.push(Op.UPDATE_AFTER, newRow);
+        } else out.push(Op.UPDATE_AFTER, newRow);
+      } else out.push(Op.DELETE, r.row);
+    }
+    if (newRow !== null && !paired) out.push(Op.INSERT, newRow);
   }
 
   onWatermark(watermark: number): number {
@@ -203,10 +306,11 @@ export class WindowAggregateOperator implements Operator {
       const start = a.windowStart(end);
       for (const [key, acc] of merged) this.emit(out, key, acc, start, end);
     }
-    // Drop the slices whose last window has fired (lastWindowEnd grows with the slice end).
+    // Drop the slices whose last window has fired, and the allowed lateness has passed
+    // (lastWindowEnd grows with the slice end).
     let upTo: number | undefined;
     for (const s of slices.timestamps()) {
-      if (!isWindowFired(a.lastWindowEnd(s), watermark)) break;
+      if (!isWindowFired(a.lastWindowEnd(s) + this.allowedLateness, watermark)) break;
       upTo = s;
     }
     if (upTo !== undefined) slices.expireUpTo(upTo);
@@ -214,11 +318,15 @@ export class WindowAggregateOperator implements Operator {
 
   private emit(out: ChangeBatchBuilder, key: StateKey, acc: GroupAcc, start: number, end: number): void {
     if (this.aggs.rowCount(acc) <= 0) return;
+    out.push(Op.INSERT, this.resultRow(key, acc, start, end));
+  }
+
+  private resultRow(key: StateKey, acc: GroupAcc, start: number, end: number): Row {
     const row: Row = this.codec.decode(key);
     const values = this.aggs.values(acc);
     for (let i = 0; i < values.length; i++) row.push(values[i]);
     row.push(start, end, this.clock.toInstant(end) - 1);
-    out.push(Op.INSERT, row);
+    return row;
   }
 }
 
