@@ -530,6 +530,36 @@ describe("late-data policies: 'late.*' table options", () => {
   });
 });
 
+describe("window result metadata and early firing", () => {
+  const table = `CREATE TABLE ev (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+    WITH ('connector' = 'filesystem', 'path' = 'ev.jsonl', 'format' = 'json');`;
+  it("refuses WINDOW_IS_FINAL() outside a window aggregation", () => {
+    expect(planError(`${table} SELECT k, WINDOW_IS_FINAL() FROM ev GROUP BY k;`).message).toMatch(
+      /WINDOW_IS_FINAL\(\) describes a window aggregation's result, but GroupAggregate/,
+    );
+  });
+  it("early firing makes the window aggregation a retract stream; SESSION windows refuse it", () => {
+    const early = `SET 'table.exec.emit.early-fire.enabled' = 'true'; SET 'table.exec.emit.early-fire.delay' = '10 s';`;
+    const agg = only(
+      planScript(
+        `${table} ${early} SELECT k, SUM(v), window_start FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY k, window_start, window_end;`,
+      ),
+      "window-aggregate",
+    );
+    expect(agg.changelogMode.kind).toBe("retract");
+    expect(
+      planError(
+        `${table} ${early} SELECT k, SUM(v), window_start FROM TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY k, window_start, window_end;`,
+      ).message,
+    ).toMatch(/not supported for SESSION windows/);
+    expect(
+      planError(
+        `${table} SET 'table.exec.emit.early-fire.enabled' = 'true'; SELECT k, SUM(v), window_start FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY k, window_start, window_end;`,
+      ).message,
+    ).toMatch(/needs 'table.exec.emit.early-fire.delay'/);
+  });
+});
+
 describe("the example scripts plan", () => {
   const files = [
     ...readdirSync("sql")

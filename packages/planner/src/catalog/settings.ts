@@ -112,6 +112,9 @@ const KNOWN: Readonly<Record<string, ValueCheck>> = {
       ? undefined
       : "only '1' (or '-1', the default) is supported: Weir runs each job in one thread (parallelism 1)",
   "pipeline.name": anything,
+  // Early firing of rowtime window aggregations: provisional results before the window closes.
+  "table.exec.emit.early-fire.enabled": boolean,
+  "table.exec.emit.early-fire.delay": duration,
   "weir.mv.serve": boolean,
   "weir.mv.port": port,
   "weir.metrics.port": port,

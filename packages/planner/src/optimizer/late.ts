@@ -123,6 +123,7 @@ export function windowAggregateMode(
   input: number,
   timeKind: "rowtime" | "proctime",
   key: readonly number[],
+  settings: Readonly<Record<string, string>>,
 ): ChangelogMode {
   if (timeKind !== "rowtime") return INSERT_ONLY;
   const sources = new Set<SourceNode>();
@@ -132,7 +133,65 @@ export function windowAggregateMode(
     if (l?.policy === "update") return { kind: "upsert", key };
     if (l?.policy === "retract") return RETRACT;
   }
-  return INSERT_ONLY;
+  // Provisional results are updated by the next one: a retract stream.
+  return earlyFireDelay(settings) !== null ? RETRACT : INSERT_ONLY;
+}
+
+export const EARLY_FIRE_ENABLED = "table.exec.emit.early-fire.enabled";
+export const EARLY_FIRE_DELAY = "table.exec.emit.early-fire.delay";
+
+/**
+ * `'table.exec.emit.early-fire.enabled'` and `.delay`: the processing-time interval between
+ * provisional results (0: after every row), or null when early firing is off. Enabled without a
+ * delay is refused, as in Flink.
+ */
+export function earlyFireDelay(settings: Readonly<Record<string, string>>): number | null {
+  if (settings[EARLY_FIRE_ENABLED]?.trim() !== "true") return null;
+  const text = settings[EARLY_FIRE_DELAY];
+  const ms = text === undefined ? undefined : parseDuration(text);
+  if (ms === undefined || ms < 0) {
+    throw new PlanError(
+      `'${EARLY_FIRE_ENABLED}' = 'true' needs '${EARLY_FIRE_DELAY}': how often provisional window results are emitted`,
+      undefined,
+      `SET '${EARLY_FIRE_DELAY}' = '10 s' (or '0 s': after every row)`,
+    );
+  }
+  return ms;
+}
+
+/**
+ * Refuses what the window result functions and early firing cannot honour: WINDOW_IS_FINAL(),
+ * WINDOW_VERSION() and WINDOW_WATERMARK() outside a window aggregation; early firing of SESSION
+ * or processing-time windows.
+ */
+export function checkWindowResults(
+  nodes: readonly PhysicalNode[],
+  settings: Readonly<Record<string, string>>,
+): void {
+  const early = earlyFireDelay(settings) !== null;
+  for (const n of nodes) {
+    if (n.kind === "window-aggregate") {
+      if (early && (n.window.kind === "session" || n.timeKind === "proctime")) {
+        throw new PlanError(
+          `'${EARLY_FIRE_ENABLED}' is not supported for ${n.timeKind === "proctime" ? "processing-time windows" : "SESSION windows"} (${nodeLabel(n, nodes)}): Weir fires early only TUMBLE, HOP and CUMULATE windows on event time`,
+          n.span,
+          `SET '${EARLY_FIRE_ENABLED}' = 'false' for this job`,
+        );
+      }
+      continue;
+    }
+    const aggs = (n as { aggregates?: readonly { fn: string }[] }).aggregates;
+    const meta = aggs?.find((a) =>
+      ["WINDOW_IS_FINAL", "WINDOW_VERSION", "WINDOW_WATERMARK"].includes(a.fn.toUpperCase()),
+    );
+    if (meta !== undefined) {
+      throw new PlanError(
+        `${meta.fn.toUpperCase()}() describes a window aggregation's result, but ${nodeLabel(n, nodes)} is not one`,
+        n.span,
+        "use it in the SELECT of GROUP BY window_start, window_end over a window TVF",
+      );
+    }
+  }
 }
 
 /** Operators that hand late rows to the late-row channel, and whether they honour update/retract. */

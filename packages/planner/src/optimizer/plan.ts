@@ -11,7 +11,7 @@ import {
 import { DagBuilder, isInsertOnly } from "./builder.js";
 import { PlanError } from "./errors.js";
 import { nodeLabel } from "./explain.js";
-import { planLateData } from "./late.js";
+import { checkWindowResults, planLateData } from "./late.js";
 import { pushProjectionsIntoSources } from "./projection.js";
 import { pushDownPredicates } from "./pushdown.js";
 import { Translator } from "./translate.js";
@@ -181,6 +181,7 @@ export function optimize(
     }
     sinks.push(tableSink(b, table, input, fields, positions, target.span));
   }
+  checkWindowResults(b.nodes, settings);
   sinks.push(
     ...planLateData(b, resolveTable, (table, input) => {
       const { fields, positions } = writableColumns(table);

@@ -97,7 +97,12 @@ export class SessionStore<V> {
    * Fires every session with `end − 1 ≤ watermark`, by end then by the order the keys' sessions
    * reached that end, and drops it with its value.
    */
-  fire(watermark: number, onFire: (key: StateKey, window: SessionWindow, value: V) => void): void {
+  fire(
+    watermark: number,
+    onFire: (key: StateKey, window: SessionWindow, value: V) => void,
+    /** A fired session whose allowed lateness has passed, before it is dropped. */
+    onExpire?: (key: StateKey, window: SessionWindow, value: V) => void,
+  ): void {
     const expiry = this.expiry;
     const L = this.allowedLatenessMs;
     this.ends.expireUpTo(watermark + 1, (end, entries) => {
@@ -109,8 +114,12 @@ export class SessionStore<V> {
         if (value !== undefined) onFire(key, window, value);
       }
     });
-    expiry?.expireUpTo(watermark + 1, (_at, entries) => {
-      for (const [key, start] of entries) this.drop(key, start);
+    expiry?.expireUpTo(watermark + 1, (at, entries) => {
+      for (const [key, start] of entries) {
+        const value = this.values.get(key, start);
+        if (onExpire !== undefined && value !== undefined) onExpire(key, { start, end: at - L }, value);
+        this.drop(key, start);
+      }
     });
   }
 
