@@ -385,6 +385,12 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "username", type: str, description: "user name" },
       { key: "password", type: str, description: "password" },
       { key: "sink.version-column", type: str, description: "an older version never overwrites a newer" },
+      {
+        key: "sink.final-column",
+        type: str,
+        description:
+          "a BOOLEAN column: a row stored with TRUE is never overwritten or deleted by a change with FALSE",
+      },
       { key: "sink.create-table", type: bool, description: "create the target table if missing" },
       ...sinkBuffer,
       { key: "scan.fetch-size", type: int(1), description: "rows fetched per round trip" },
@@ -403,6 +409,12 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "password", type: str, description: "password" },
       { key: "driver", type: str, description: "accepted for Flink compatibility" },
       { key: "sink.version-column", type: str, description: "an older version never overwrites a newer" },
+      {
+        key: "sink.final-column",
+        type: str,
+        description:
+          "a BOOLEAN column: a row stored with TRUE is never overwritten or deleted by a change with FALSE",
+      },
       { key: "sink.create-table", type: bool, description: "create the target table if missing" },
       ...sinkBuffer,
       { key: "scan.fetch-size", type: int(1), description: "rows fetched per round trip" },
