@@ -6,7 +6,10 @@
 --   Each row also says how far it can be trusted: `watermark_at` (the watermark the result was
 --   computed at), `is_final` (whether the watermark has passed the window end: always, for a
 --   window TVF aggregation, which emits each window once when it closes), `version`
---   (monotonic, so an old write cannot overwrite a newer one) and `updated_at`.
+--   (monotonic; with 'sink.version-column' an old write cannot overwrite a newer one) and
+--   `updated_at`. The two-layer form of the seeds (provisional rows within a 3-minute allowed
+--   lateness, late rows to a side topic, a corrected final mart) is
+--   sql/revenue_minute_two_layers.sql.
 -- Needs: a Kafka broker on localhost:9092 with the topic `order-paid` (JSON events like
 --   sql/data/order_paid.jsonl), and Postgres on 127.0.0.1:5432 (database postgres, user and
 --   password postgres) with the table revenue_minute:
@@ -90,7 +93,10 @@ CREATE TABLE revenue_minute (
   'password' = 'postgres',
   'sink.buffer-flush.max-rows' = '500',
   'sink.buffer-flush.interval' = '1 s',
-  'sink.max-retries' = '3'
+  'sink.max-retries' = '3',
+  -- The version guard: an upsert applies only when the stored version is older, so a replay or
+  -- a second writer with older results never overwrites newer rows.
+  'sink.version-column' = 'version'
 );
 
 INSERT INTO revenue_minute

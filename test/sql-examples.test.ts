@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
  */
 
 const ROOT = resolve(import.meta.dirname, "..");
-const NEEDS_SERVERS = new Set(["revenue_minute_kafka_postgres.sql"]);
+const NEEDS_SERVERS = new Set(["revenue_minute_kafka_postgres.sql", "revenue_minute_two_layers.sql"]);
 
 const scripts = readdirSync(join(ROOT, "sql"))
   .filter((f) => f.endsWith(".sql"))

@@ -141,6 +141,49 @@ describe("Postgres upsert sink", () => {
     await s.sink.close();
   });
 
+  it("with a final column, a provisional row never overwrites or deletes a final one", async () => {
+    await admin.query(`CREATE TABLE ${SCHEMA}.fin (id int PRIMARY KEY, ver bigint, fin boolean, v text)`);
+    const fields: Field[] = [
+      { name: "id", type: T.int(false) },
+      { name: "ver", type: T.bigint() },
+      { name: "fin", type: T.boolean(false) },
+      { name: "v", type: T.string() },
+    ];
+    const s = pgSink("fin", fields, [0], {
+      "sink.version-column": "ver",
+      "sink.final-column": "fin",
+      "sink.buffer-flush.interval": "0",
+    });
+    await s.open();
+    const step = async (changes: [Op, Row][]) => {
+      s.sink.write(ChangeBatch.of(changes));
+      await s.sink.flush();
+      return rows(`SELECT id, ver::int, fin, v FROM ${SCHEMA}.fin ORDER BY id`);
+    };
+    expect(await step([[Op.INSERT, [1, 1, false, "p1"]]])).toEqual([[1, 1, false, "p1"]]);
+    expect(await step([[Op.UPDATE_AFTER, [1, 2, true, "final"]]])).toEqual([[1, 2, true, "final"]]);
+    // A provisional row with a newer version (another pipeline, a replay) does not replace it...
+    expect(await step([[Op.UPDATE_AFTER, [1, 3, false, "late provisional"]]])).toEqual([
+      [1, 2, true, "final"],
+    ]);
+    // ... nor does a provisional retraction delete it; an older final does not either.
+    expect(await step([[Op.DELETE, [1, 9, false, "x"]]])).toEqual([[1, 2, true, "final"]]);
+    expect(await step([[Op.UPDATE_AFTER, [1, 1, true, "older final"]]])).toEqual([[1, 2, true, "final"]]);
+    // The same rules within one flush (the reducer), then a newer final wins.
+    expect(
+      await step([
+        [Op.INSERT, [2, 1, true, "f"]],
+        [Op.UPDATE_BEFORE, [2, 1, false, "f"]],
+        [Op.UPDATE_AFTER, [2, 2, false, "p"]],
+        [Op.UPDATE_AFTER, [1, 4, true, "newer final"]],
+      ]),
+    ).toEqual([
+      [1, 4, true, "newer final"],
+      [2, 1, true, "f"],
+    ]);
+    await s.sink.close();
+  });
+
   it("survives connections killed mid-run with no lost or doubled change", async () => {
     await admin.query(`CREATE TABLE ${SCHEMA}.killed (id int PRIMARY KEY, n bigint, v text)`);
     const fields: Field[] = [

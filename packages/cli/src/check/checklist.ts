@@ -424,13 +424,31 @@ class Checker {
   private checkLateData(n: PhysicalNode): void {
     if (!LATE_DROPPING.has(n.kind)) return;
     if (n.kind === "window-aggregate" && n.timeKind === "proctime") return;
+    const late = n.late;
+    if (late !== undefined && late.policy !== "drop") {
+      const routed = late.sideOutput.some(Boolean);
+      const corrects = late.policy === "update" || late.policy === "retract";
+      this.add({
+        area: "time",
+        severity: "info",
+        code: "time.late-data-policy",
+        message: `${describe(n)} ${corrects ? `corrects fired windows for ${formatMs(late.allowedLatenessMs)} ('late.policy' = '${late.policy}')` : "routes late rows"}${corrects ? (routed ? " and routes rows later than that to a side-output table" : "; rows later than that are dropped and counted") : " to a side-output table"}`,
+        why: "The table's 'late.*' options choose what happens to rows behind the watermark (docs/time-and-watermarks.md, Late data).",
+        fix: corrects
+          ? "Window state is kept for the allowed lateness too: size it with the state and checkpoint metrics."
+          : "Watch the side-output table: a rising share of late rows points at the producers or the network.",
+        span: n.span ?? null,
+        node: n.id,
+      });
+      return;
+    }
     this.add({
       area: "time",
       severity: "info",
       code: "time.late-data-dropped",
       message: `${describe(n)} drops late rows and counts them (lateRecordsDropped)`,
-      why: "Weir's only late-data policy today is drop: a row behind the watermark is not in any result. How many rows and windows that affects depends on the data and cannot be known before running.",
-      fix: "Watch lateRecordsDropped in the run summary (weir run --json: metrics.operators); widen the WATERMARK delay, or correct late rows in a separate batch job, if they must count.",
+      why: "Without a 'late.policy' on the table, a row behind the watermark is dropped: it is not in any result. How many rows and windows that affects depends on the data and cannot be known before running.",
+      fix: "Watch lateRecordsDropped in the run summary (weir run --json: metrics.operators); if late rows must count, route them ('late.policy' = 'side-output') or correct the windows ('update' / 'retract' with 'late.allowed-lateness'), or widen the WATERMARK delay.",
       span: n.span ?? null,
       node: n.id,
     });

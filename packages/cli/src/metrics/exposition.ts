@@ -159,6 +159,11 @@ export class MetricsExposition {
       "Late rows the operator dropped (cumulative across restores).",
       (o) => o.lateRecordsDropped,
     );
+    opCounter(
+      "weir_operator_late_records_routed_total",
+      "Late rows the operator routed to a side-output table ('late.policy' = 'side-output').",
+      (o) => o.lateRecordsRouted ?? 0,
+    );
     gauge(
       "weir_operator_late_ratio",
       "Late rows / rows in of the operator over the last minute.",

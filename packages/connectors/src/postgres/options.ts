@@ -16,6 +16,8 @@ export interface PostgresOptions {
   readonly intervalMs: number;
   readonly maxRetries: number;
   readonly versionColumn: string | null;
+  /** `'sink.final-column'`: a BOOLEAN column; a stored TRUE is never replaced by a FALSE. */
+  readonly finalColumn: string | null;
   readonly createTable: boolean;
   readonly fetchSize: number;
   /**
@@ -69,6 +71,7 @@ export function readPostgresOptions(
     intervalMs: durationOption(options, "sink.buffer-flush.interval", 1000, where),
     maxRetries: intOption(options, "sink.max-retries", 3, where),
     versionColumn: options["sink.version-column"] ?? null,
+    finalColumn: options["sink.final-column"] ?? null,
     createTable: (options["sink.create-table"] ?? "false").toLowerCase() === "true",
     fetchSize: Math.max(1, intOption(options, "scan.fetch-size", 1000, where)),
     deliveryGuarantee: deliveryGuarantee(options, where),

@@ -25,6 +25,8 @@ export interface PendingKey {
   deleteRow: Row | null;
   /** The greatest version among the folded deletes (null = older than every version). */
   deleteVersion: unknown;
+  /** With a final column: whether a folded delete was final (it may delete a final row). */
+  deleteFinal?: boolean;
   /** The row to upsert after the delete, or null. */
   upsert: Row | null;
 }
@@ -59,7 +61,18 @@ export class UpsertReducer {
     private readonly key: KeyCodec,
     /** Position of the version column in the row, or null. */
     private readonly version: number | null,
+    /**
+     * Position of the final flag, or null: a row with TRUE is never replaced or deleted by a
+     * change with FALSE (whatever the versions), on top of the version rule.
+     */
+    private readonly final: number | null = null,
   ) {}
+
+  /** A change with final flag `incoming` may replace a row whose flag is `stored`. */
+  private finalAllows(stored: Row, incoming: Row): boolean {
+    const f = this.final;
+    return f === null || stored[f] !== true || incoming[f] === true;
+  }
 
   /** Changes added since the last `take`. */
   get changes(): number {
@@ -77,7 +90,12 @@ export class UpsertReducer {
         k,
         upsert
           ? { deleteRow: null, deleteVersion: null, upsert: row }
-          : { deleteRow: row, deleteVersion: v === null ? null : row[v], upsert: null },
+          : {
+              deleteRow: row,
+              deleteVersion: v === null ? null : row[v],
+              ...(this.final !== null ? { deleteFinal: row[this.final] === true } : {}),
+              upsert: null,
+            },
       );
       return;
     }
@@ -93,14 +111,17 @@ export class UpsertReducer {
     }
     const incoming = row[v];
     if (upsert) {
-      if (p.upsert === null || versionOlder(p.upsert[v], incoming)) p.upsert = row;
+      if (p.upsert === null || (versionOlder(p.upsert[v], incoming) && this.finalAllows(p.upsert, row)))
+        p.upsert = row;
       return;
     }
-    if (p.upsert !== null && !versionNotNewer(p.upsert[v], incoming)) return;
+    if (p.upsert !== null && (!versionNotNewer(p.upsert[v], incoming) || !this.finalAllows(p.upsert, row)))
+      return;
     p.upsert = null;
     if (p.deleteRow === null || versionNotNewer(p.deleteVersion, incoming)) {
       p.deleteRow = row;
       p.deleteVersion = incoming;
+      if (this.final !== null) p.deleteFinal = row[this.final] === true;
     }
   }
 

@@ -88,6 +88,8 @@ export class PostgresSinkWriter implements SinkWriter {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly key: readonly number[] | null;
   private readonly version: number | null;
+  /** Position of `'sink.final-column'` in the row, or null. */
+  private readonly final: number | null;
   private ctx!: SinkWriterContext;
   private conn: PgConnection | null = null;
   private statements!: StatementBuilder;
@@ -142,6 +144,31 @@ export class PostgresSinkWriter implements SinkWriter {
       }
       this.version = j;
     }
+    const fc = this.opts.finalColumn;
+    if (fc === null) this.final = null;
+    else {
+      const where = `sink ${node.table}`;
+      const j = node.tableSchema.findIndex((f) => f.name.toLowerCase() === fc.toLowerCase());
+      if (j < 0)
+        throw new ConnectorError(
+          `'sink.final-column' = '${fc}' is not a column of the sink table`,
+          "user",
+          where,
+        );
+      if (node.tableSchema[j].type.kind !== "BOOLEAN")
+        throw new ConnectorError(
+          `'sink.final-column' '${fc}' is ${formatType(node.tableSchema[j].type)}; it must be BOOLEAN (TRUE = final)`,
+          "user",
+          where,
+        );
+      if (this.key === null || this.version === null)
+        throw new ConnectorError(
+          "'sink.final-column' needs a PRIMARY KEY and 'sink.version-column' on the sink table",
+          "user",
+          where,
+        );
+      this.final = j;
+    }
   }
 
   /** Exactly-once: writes become visible only when their checkpoint commits. */
@@ -184,7 +211,7 @@ export class PostgresSinkWriter implements SinkWriter {
     if (this.opts.createTable) await conn.query(createTableSql(this.opts.table, fields, this.key));
     const table = await bindTable(conn, this.opts.table, fields, this.key, true);
     this.tableName = table.display;
-    this.statements = new StatementBuilder(table, this.key, this.version);
+    this.statements = new StatementBuilder(table, this.key, this.version, this.final);
     if (this.transactional) {
       this.progress = new SinkProgress(table.schema, ctx.jobId!, ctx.sinkId!);
       await this.progress.ensureTable(conn);
@@ -196,6 +223,7 @@ export class PostgresSinkWriter implements SinkWriter {
           fields.map((f) => f.type),
         ),
         this.version,
+        this.final,
       );
     for (const m of ["rowsUpserted", "rowsDeleted", "rowsInserted", "flushes", "retries"]) {
       if (!ctx.metrics.has(m)) ctx.metrics.set(m, 0);

@@ -28,6 +28,8 @@ export class StatementBuilder {
     /** Sink column positions of the primary key (upsert mode), or null. */
     private readonly key: readonly number[] | null,
     private readonly version: number | null,
+    /** Position of the final flag (`'sink.final-column'`), or null. */
+    private readonly final: number | null = null,
   ) {
     const cols = table.columns;
     this.encoders = cols.map((c) => compileValueEncoder(c.type));
@@ -43,13 +45,18 @@ export class StatementBuilder {
       this.upsertTail = ` ${conflict} DO NOTHING`;
     } else {
       const set = rest.map((c) => `${c.sql} = EXCLUDED.${c.sql}`).join(", ");
+      const finalGuard =
+        final === null
+          ? ""
+          : ` AND (t.${cols[final].sql} IS NOT TRUE OR EXCLUDED.${cols[final].sql} IS TRUE)`;
       const guard =
         version === null
           ? ""
-          : ` WHERE t.${cols[version].sql} IS NULL OR (EXCLUDED.${cols[version].sql} IS NOT NULL AND t.${cols[version].sql} < EXCLUDED.${cols[version].sql})`;
+          : ` WHERE (t.${cols[version].sql} IS NULL OR (EXCLUDED.${cols[version].sql} IS NOT NULL AND t.${cols[version].sql} < EXCLUDED.${cols[version].sql}))${finalGuard}`;
       this.upsertTail = ` ${conflict} DO UPDATE SET ${set}${guard}`;
     }
-    this.deleteColumns = version === null ? key : [...key, version];
+    this.deleteColumns =
+      version === null ? key : final === null ? [...key, version] : [...key, final, version];
   }
 
   /** Plain multi-row INSERTs (append mode). */
@@ -77,6 +84,8 @@ export class StatementBuilder {
       const v = cols[this.version].sql;
       const dv = names[names.length - 1];
       conds.push(`(t.${v} IS NULL OR (d.${dv} IS NOT NULL AND t.${v} <= d.${dv}))`);
+      if (this.final !== null)
+        conds.push(`(t.${cols[this.final].sql} IS NOT TRUE OR d.${names[names.length - 2]} IS TRUE)`);
     }
     const per = Math.max(1, Math.floor(MAX_PARAMS / dc.length));
     const out: Statement[] = [];
@@ -89,7 +98,8 @@ export class StatementBuilder {
         const ph: string[] = [];
         for (let j = 0; j < dc.length; j++) {
           const i = dc[j];
-          const raw = i === this.version ? p.deleteVersion : row[i];
+          const raw =
+            i === this.version ? p.deleteVersion : i === this.final ? p.deleteFinal === true : row[i];
           values.push(raw === null || raw === undefined ? null : this.encode(i, raw, row));
           ph.push(`$${values.length}::${cols[i].castType}`);
         }

@@ -88,10 +88,32 @@ export function inferAggregate(
       }
       return { type: T.boolean(true), argTypes: [T.boolean(true)] };
     }
+    case "WINDOW_IS_FINAL":
+    case "WINDOW_VERSION":
+    case "WINDOW_WATERMARK": {
+      if (argTypes.length !== 0) return { error: `${name.toUpperCase()}() takes no arguments` };
+      const u = name.toUpperCase();
+      return {
+        type:
+          u === "WINDOW_IS_FINAL"
+            ? T.boolean(false)
+            : u === "WINDOW_VERSION"
+              ? T.bigint(false)
+              : T.timestampLtz(3, true),
+        argTypes: [],
+      };
+    }
     default:
       return { error: `No aggregate function named ${name}` };
   }
 }
+
+/**
+ * The result metadata of a window aggregation, written like aggregates in its SELECT: whether the
+ * emitted row is final, its version (1, 2, ... per group key and window) and the watermark it was
+ * computed at. Only window aggregations have them (see docs/time-and-watermarks.md).
+ */
+export const WINDOW_RESULT_FUNCTIONS = ["WINDOW_IS_FINAL", "WINDOW_VERSION", "WINDOW_WATERMARK"] as const;
 
 /** Whether `name` is a built-in aggregate function. */
 export function isAggregateFunction(name: string): boolean {
@@ -118,4 +140,5 @@ const AGGREGATE_NAMES = new Set([
   "ARRAY_AGG",
   "BOOL_AND",
   "BOOL_OR",
+  ...WINDOW_RESULT_FUNCTIONS,
 ]);

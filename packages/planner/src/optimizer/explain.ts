@@ -128,7 +128,7 @@ function names(cols: readonly number[], fields: readonly Field[]): string {
 function aggList(aggs: readonly AggregateCall[], fields: readonly Field[]): string {
   return aggs
     .map((a) => {
-      const args = a.args.length ? names(a.args, fields) : "*";
+      const args = a.args.length ? names(a.args, fields) : a.fn.startsWith("WINDOW_") ? "" : "*";
       const filter = a.filterColumn !== null ? ` FILTER ${fields[a.filterColumn]?.name}` : "";
       return `${a.fn}(${a.distinct ? "DISTINCT " : ""}${args})${filter} AS ${a.name}`;
     })
@@ -155,6 +155,18 @@ function windowLabel(w: WindowSpec, time: string): string {
 
 function sortList(keys: readonly SortKey[], fields: readonly Field[]): string {
   return keys.map((k) => `${fields[k.column]?.name ?? k.column} ${k.descending ? "DESC" : "ASC"}`).join(", ");
+}
+
+/** `, late=[...]` for a node with a late-data policy other than drop (none otherwise). */
+function lateLabel(node: PhysicalNode): string {
+  const l = node.late;
+  if (l === undefined || l.policy === "drop") return "";
+  const parts: string[] = [l.policy];
+  if (l.allowedLatenessMs > 0) parts.push(`allowedLateness=${l.allowedLatenessMs} ms`);
+  l.sideOutput.forEach((s, i) => {
+    if (s) parts.push(`sideOutput=late-${i}`);
+  });
+  return `, late=[${parts.join(", ")}]`;
 }
 
 /** One node as `Kind(details)`, used by EXPLAIN and by plan-time error messages. */
@@ -192,7 +204,7 @@ export function nodeLabel(node: PhysicalNode, nodes: readonly PhysicalNode[]): s
       return `WindowAggregate(groupBy=[${names(node.groupKeys, inFields)}], window=[${windowLabel(
         node.window,
         time,
-      )}], select=[${aggList(node.aggregates, inFields)}])`;
+      )}], select=[${aggList(node.aggregates, inFields)}]${lateLabel(node)})`;
     }
     case "group-aggregate":
       return `GroupAggregate(groupBy=[${names(node.groupKeys, inFields)}], select=[${aggList(node.aggregates, inFields)}])`;
@@ -261,6 +273,8 @@ export function nodeLabel(node: PhysicalNode, nodes: readonly PhysicalNode[]): s
       return "Correlate(invocation=[UNNEST])";
     case "changelog-normalize":
       return `ChangelogNormalize(key=[${names(node.key, node.schema)}])`;
+    case "side-output":
+      return `SideOutput(port=[${node.port}], fields=[${fieldList(node.schema)}])`;
     case "sink":
       return `Sink(table=[${node.table}], fields=[${fieldList(node.schema)}])`;
     default: {

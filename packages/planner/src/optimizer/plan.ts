@@ -11,6 +11,7 @@ import {
 import { DagBuilder, isInsertOnly } from "./builder.js";
 import { PlanError } from "./errors.js";
 import { nodeLabel } from "./explain.js";
+import { checkWindowResults, planLateData } from "./late.js";
 import { pushProjectionsIntoSources } from "./projection.js";
 import { pushDownPredicates } from "./pushdown.js";
 import { Translator } from "./translate.js";
@@ -91,6 +92,38 @@ function at(span: SourceSpan | undefined): string {
   return span ? ` (line ${span.line}, column ${span.column})` : "";
 }
 
+/** The sink node writing `input` (whose row is the table's writable columns) into `table`. */
+function tableSink(
+  b: DagBuilder,
+  table: CatalogTable,
+  input: PhysicalNode,
+  fields: Field[],
+  positions: number[],
+  span: SourceSpan | undefined,
+): number {
+  const primaryKey = table.primaryKey ? table.primaryKey.map((c) => positions.indexOf(c)) : null;
+  const metadataColumns = positions.flatMap((c, i) => {
+    const col = table.columns[c]!;
+    return col.kind === "metadata" ? [{ column: i, key: col.metadataKey ?? col.name }] : [];
+  });
+  return b.add<SinkNode>({
+    kind: "sink",
+    inputs: [input.id],
+    schema: fields,
+    changelogMode: input.changelogMode,
+    streamKey: input.streamKey,
+    watermarkColumn: input.watermarkColumn,
+    table: table.name,
+    connector: table.options.connector ?? "",
+    options: table.options,
+    tableSchema: fields,
+    primaryKey: primaryKey?.every((p) => p >= 0) ? primaryKey : null,
+    inputMode: input.changelogMode,
+    ...(metadataColumns.length > 0 ? { metadataColumns } : {}),
+    ...(span ? { span } : {}),
+  }).id;
+}
+
 /**
  * Plans every target into one DAG (a script's INSERT statements run as one job). Throws
  * `PlanError` for queries that cannot run on a stream or sinks that cannot take their changes.
@@ -98,6 +131,8 @@ function at(span: SourceSpan | undefined): string {
 export function optimize(
   targets: readonly PlanTarget[],
   settings: Readonly<Record<string, string>>,
+  /** Looks up the tables that a source's `'late.side-output'` names (none: such a plan is refused). */
+  resolveTable: (name: string) => CatalogTable | undefined = () => undefined,
 ): PhysicalDag {
   const b = new DagBuilder(settings);
   const t = new Translator(b);
@@ -144,28 +179,14 @@ export function optimize(
         );
       }
     }
-    const primaryKey = table.primaryKey ? table.primaryKey.map((c) => positions.indexOf(c)) : null;
-    const metadataColumns = positions.flatMap((c, i) => {
-      const col = table.columns[c]!;
-      return col.kind === "metadata" ? [{ column: i, key: col.metadataKey ?? col.name }] : [];
-    });
-    const sink = b.add<SinkNode>({
-      kind: "sink",
-      inputs: [input.id],
-      schema: fields,
-      changelogMode: input.changelogMode,
-      streamKey: input.streamKey,
-      watermarkColumn: input.watermarkColumn,
-      table: table.name,
-      connector: table.options.connector ?? "",
-      options: table.options,
-      tableSchema: fields,
-      primaryKey: primaryKey?.every((p) => p >= 0) ? primaryKey : null,
-      inputMode: input.changelogMode,
-      ...(metadataColumns.length > 0 ? { metadataColumns } : {}),
-      ...spanField,
-    });
-    sinks.push(sink.id);
+    sinks.push(tableSink(b, table, input, fields, positions, target.span));
   }
+  checkWindowResults(b.nodes, settings);
+  sinks.push(
+    ...planLateData(b, resolveTable, (table, input) => {
+      const { fields, positions } = writableColumns(table);
+      return tableSink(b, table, input, fields, positions, table.span);
+    }),
+  );
   return { version: PHYSICAL_DAG_VERSION, nodes: pushProjectionsIntoSources(b.nodes), sinks, settings };
 }

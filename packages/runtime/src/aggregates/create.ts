@@ -76,11 +76,30 @@ export function createAggregate(spec: AggregateSpec, retractable: boolean): Aggr
       f = lag(typeof offset === "number" ? offset : 1, withDefault === true) as AggregateFunction;
       break;
     }
+    case "WINDOW_IS_FINAL":
+    case "WINDOW_VERSION":
+    case "WINDOW_WATERMARK":
+      // Result metadata: the window aggregation fills the value in when it emits.
+      f = windowResultPlaceholder(fn);
+      break;
     default:
       throw new Error(`aggregate function ${spec.fn} is not supported by the runtime`);
   }
   if (fn === "SUM0") f = sum0(f);
   return spec.distinct ? (distinct(f) as AggregateFunction) : f;
+}
+
+/** A slot for WINDOW_IS_FINAL() and friends: no accumulation; the window operator sets the value. */
+function windowResultPlaceholder(name: string): AggregateFunction {
+  return {
+    name,
+    retractable: true,
+    create: () => 0,
+    accumulate: (acc) => acc,
+    retract: (acc) => acc,
+    merge: (acc) => acc,
+    getValue: () => null,
+  };
 }
 
 /** `$SUM0`: SUM that is 0 instead of NULL over no values (Flink uses it for rewritten AVG/COUNT). */

@@ -1,5 +1,5 @@
 import type { ChangelogMode, PhysicalDag, PhysicalNode, SinkNode, SourceNode } from "@weir/planner";
-import type { Message } from "../changelog.js";
+import { type ChangeBatch, Message } from "../changelog.js";
 import type { SinkWriter, SinkWriterContext, SourceReader } from "../connector.js";
 import "../operators/index.js";
 import type { Operator } from "../operator.js";
@@ -13,10 +13,15 @@ import { evalContextOf, TaskDriver } from "./driver.js";
 import { nodeFailure } from "./errors.js";
 import { SourceOperator } from "./source-operator.js";
 
-/** Where a node's output goes: input `input` of node `target`. */
+/**
+ * Where a node's output goes: input `input` of node `target`. A side edge (`port` set) leads to
+ * a side-output node: it carries the node's rows routed to that port (`TaskContext.side`) and its
+ * watermarks, barriers and end of input, never its main output.
+ */
 interface Edge {
   readonly target: number;
   readonly input: number;
+  readonly port?: string;
 }
 
 export interface SourceRuntime {
@@ -92,7 +97,7 @@ export class JobGraph {
         const list = this.edges.get(from);
         if (list === undefined)
           throw new Error(`plan node ${n.id} reads node ${from}, which does not precede it`);
-        list.push({ target: n.id, input });
+        list.push(n.kind === "side-output" ? { target: n.id, input, port: n.port } : { target: n.id, input });
       });
     }
     for (const n of dag.nodes) {
@@ -126,10 +131,27 @@ export class JobGraph {
     return this.sinkList;
   }
 
-  /** Sends `message` from node `from` to every node that reads it. */
+  /** Sends `message` from node `from` to every node that reads it (data: not to side edges). */
   forward(from: number, message: Message): void {
     const edges = this.edges.get(from)!;
-    for (let i = 0; i < edges.length; i++) this.drivers[edges[i].target]!.receive(edges[i].input, message);
+    const data = message.kind === "data";
+    for (let i = 0; i < edges.length; i++) {
+      const e = edges[i];
+      if (data && e.port !== undefined) continue;
+      this.drivers[e.target]!.receive(e.input, message);
+    }
+  }
+
+  /** Sends the rows node `from` routed to side-output port `port` to that port's node. */
+  private side(from: number, port: string, batch: ChangeBatch): void {
+    const edge = this.edges.get(from)!.find((e) => e.port === port);
+    if (edge === undefined) {
+      const n = this.nodes.get(from)?.node;
+      throw new Error(
+        `${n?.kind ?? "node"} (node ${from}) routed a row to port '${port}', which has no side output`,
+      );
+    }
+    this.drivers[edge.target]!.receive(edge.input, Message.data(batch));
   }
 
   deliver(target: number, input: number, message: Message): void {
@@ -142,6 +164,7 @@ export class JobGraph {
       settings: this.options.settings,
       now: this.options.now,
       output: (m) => this.forward(node.id, m),
+      side: (port, batch) => this.side(node.id, port, batch),
       onAck: (id, ack) => this.listener?.onAck(this.nodes.get(node.id)!, id, ack),
       aligned: this.options.aligned ?? true,
       state: this.options.stateBackend(this.options.now, node),

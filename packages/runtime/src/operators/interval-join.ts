@@ -107,8 +107,11 @@ export class IntervalJoinOperator implements Operator {
         list.push([row, matched]);
         own.put(time, key, list);
       }
-    } else if (matched === 0 && this.outer[side]) {
-      out.push(Op.INSERT, padRow(side, row, this.width));
+    } else {
+      // Unreachable: rows that expired could have matched it. With 'late.policy' =
+      // 'side-output' the row is also reported; by default it only joins what is buffered (Flink).
+      if (n.late?.sideOutput[side] === true) this.ctx.late(row, "behind-watermark", { input: side, time });
+      if (matched === 0 && this.outer[side]) out.push(Op.INSERT, padRow(side, row, this.width));
     }
   }
 

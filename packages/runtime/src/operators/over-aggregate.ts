@@ -67,7 +67,7 @@ export class OverAggregateOperator implements Operator {
       if (ts === null || ts === undefined) continue;
       const key = this.codec.encode(row);
       if (this.bounded ? ts <= (this.last.get(key) ?? Number.NEGATIVE_INFINITY) : ts <= wm) {
-        this.ctx.late(row, "behind-watermark");
+        this.ctx.late(row, "behind-watermark", { time: ts });
         continue;
       }
       const list = this.pending.get(ts, key);

@@ -2,7 +2,7 @@ import type { WindowAggregateNode, WindowSpec } from "@weir/planner";
 import type { GroupAcc, GroupAggregates } from "../aggregates/group.js";
 import { type ChangeBatch, ChangeBatchBuilder, Op, opSign, type Row } from "../changelog.js";
 import type { Operator, OperatorContext } from "../operator.js";
-import type { TimeIndexedState, ValueState } from "../state/api.js";
+import type { MapState, TimeIndexedState, ValueState } from "../state/api.js";
 import { type KeyCodec, keyCodec, type StateKey } from "../state/keys.js";
 import {
   cumulativeAssigner,
@@ -11,6 +11,7 @@ import {
   type SliceAssigner,
   tumblingAssigner,
 } from "../windows/slices.js";
+import { parseDurationSetting, rowsEqual } from "./common.js";
 import { registerOperator } from "./registry.js";
 import { SessionStore } from "./session-store.js";
 import { bindAggregates, inputTypesFromOutput, type WindowClock, windowClock } from "./time-support.js";
@@ -64,6 +65,25 @@ export class WindowAggregateOperator implements Operator {
   private firedUpTo: ValueState<number> | null = null;
   private clock!: WindowClock;
   private proctime = false;
+  /** `'late.policy'` 'update' (upserts) or 'retract' (-U/+U): fired windows are corrected. */
+  private corrections: "update" | "retract" | null = null;
+  /** How long after a window fired its state is kept for corrections (0 without a policy). */
+  private allowedLateness = 0;
+  /** Corrections of fired windows made by the current batch, emitted at its end. */
+  private corrected: ChangeBatchBuilder | null = null;
+  /** The output's changelog: insert-only, or upsert / retract (late corrections, early firing). */
+  private mode: "insert-only" | "upsert" | "retract" = "insert-only";
+  /** WINDOW_IS_FINAL(), WINDOW_VERSION(), WINDOW_WATERMARK(): output column and what it holds. */
+  private meta: { readonly column: number; readonly kind: "final" | "version" | "watermark" }[] = [];
+  /**
+   * The last result emitted per (key, window end — or session start): its version and row, while
+   * it may still change (state `emitted`; only with corrections, early firing or metadata).
+   */
+  private emitted: MapState<number, [number, Row]> | null = null;
+  /** `'table.exec.emit.early-fire.delay'` (0: after every row), or null without early firing. */
+  private earlyDelay: number | null = null;
+  /** Processing time of the last early firing (state `early-fired-at`). */
+  private earlyAt: ValueState<number> | null = null;
 
   constructor(
     private readonly node: WindowAggregateNode,
@@ -75,7 +95,32 @@ export class WindowAggregateOperator implements Operator {
     this.ctx = ctx;
     const n = this.node;
     this.proctime = n.timeKind === "proctime";
+    const policy = n.late?.policy;
+    if (!this.proctime && (policy === "update" || policy === "retract")) {
+      this.corrections = policy;
+      this.allowedLateness = n.late!.allowedLatenessMs;
+    }
     this.aggs = bindAggregates(n.aggregates, this.retractable);
+    this.mode = n.changelogMode.kind;
+    n.aggregates.forEach((a, i) => {
+      const fn = a.fn.toUpperCase();
+      const kind =
+        fn === "WINDOW_IS_FINAL"
+          ? "final"
+          : fn === "WINDOW_VERSION"
+            ? "version"
+            : fn === "WINDOW_WATERMARK"
+              ? "watermark"
+              : null;
+      if (kind !== null) this.meta.push({ column: n.groupKeys.length + i, kind });
+    });
+    if (!this.proctime && ctx.settings["table.exec.emit.early-fire.enabled"]?.trim() === "true") {
+      const key = "table.exec.emit.early-fire.delay";
+      this.earlyDelay = parseDurationSetting(key, ctx.settings[key] ?? "");
+      this.earlyAt = ctx.state.value<number>("early-fired-at");
+    }
+    if (this.mode !== "insert-only" || this.meta.length > 0)
+      this.emitted = ctx.state.map<number, [number, Row]>("emitted");
     this.codec = keyCodec(n.groupKeys, inputTypesFromOutput(n.groupKeys, n.schema));
     if (this.proctime) this.firedUpTo = ctx.state.value<number>("fired-up-to");
     const timeType = n.schema[n.schema.length - 1]!.type;
@@ -93,6 +138,7 @@ export class WindowAggregateOperator implements Operator {
           aggs.merge(into, from);
           return into;
         },
+        this.allowedLateness,
       );
     }
   }
@@ -111,36 +157,174 @@ export class WindowAggregateOperator implements Operator {
       const sign = opSign(ops[i] as Op);
       let wall = toWall(ts as number);
       if (wall < earliest) wall = earliest;
-      if (this.slices !== null) this.accumulateSlice(row, wall, sign, wm);
-      else this.accumulateSession(row, wall, sign, wm);
+      if (this.slices !== null) {
+        this.accumulateSlice(row, wall, sign, wm, ts as number);
+        if (this.earlyDelay === 0) this.fireEarly(this.assigner!.sliceEnd(wall), this.codec.encode(row), wm);
+      } else this.accumulateSession(row, wall, sign, wm, ts as number);
     }
+    if (this.corrected !== null && this.corrected.length > 0) this.ctx.emit(this.corrected.finish());
   }
 
-  private accumulateSlice(row: Row, ts: number, sign: 1 | -1, wm: number): void {
+  private accumulateSlice(row: Row, ts: number, sign: 1 | -1, wm: number, time: number): void {
     const a = this.assigner!;
     const sliceEnd = a.sliceEnd(ts);
-    if (isWindowFired(a.lastWindowEnd(sliceEnd), wm) || a.windowEndsOf(sliceEnd).length === 0) {
-      this.ctx.late(row, "window-fired");
+    const L = this.allowedLateness;
+    if (isWindowFired(a.lastWindowEnd(sliceEnd) + L, wm) || a.windowEndsOf(sliceEnd).length === 0) {
+      const end = a.lastWindowEnd(sliceEnd);
+      this.ctx.late(row, "window-fired", { time, window: { start: a.windowStart(end), end } });
       return;
     }
     const key = this.codec.encode(row);
     const slices = this.slices!;
+    // Windows of this slice that have fired but are within the allowed lateness: corrected.
+    const fired =
+      L > 0 ? a.windowEndsOf(sliceEnd).filter((e) => isWindowFired(e, wm) && !isWindowFired(e + L, wm)) : [];
     const acc = slices.get(sliceEnd, key) ?? this.aggs.create();
     this.aggs.apply(acc, row, sign);
     slices.put(sliceEnd, key, acc);
+    if (fired.length > 0) this.emitWm = this.watermarkAt();
+    for (const e of fired) {
+      this.corrected ??= new ChangeBatchBuilder();
+      this.emitResult(this.corrected, key, this.windowAcc(e, key), a.windowStart(e), e, e, false, false);
+    }
   }
 
-  private accumulateSession(row: Row, ts: number, sign: 1 | -1, wm: number): void {
+  /** Early firing: provisional results of the windows of slice `sliceEnd` for `key` not fired yet. */
+  private fireEarly(sliceEnd: number, key: StateKey, wm: number): void {
+    const a = this.assigner!;
+    this.emitWm = this.watermarkAt();
+    for (const e of a.windowEndsOf(sliceEnd)) {
+      if (isWindowFired(e, wm)) continue;
+      this.corrected ??= new ChangeBatchBuilder();
+      this.emitResult(this.corrected, key, this.windowAcc(e, key), a.windowStart(e), e, e, false, false);
+    }
+  }
+
+  /**
+   * Emits the result of window [start, end) for `key`, given the last one emitted (state
+   * `emitted`, under `at`): `+I` the first time; then in a retract stream `-U` of the last and
+   * `+U`, in an upsert stream `+U`; `-D` of the last when the window has no rows left. A result
+   * equal to the last (metadata aside) is not emitted again unless `force` (the window fires or
+   * becomes final: its finality and version change). Versions count 1, 2, ... per key and window.
+   */
+  private emitResult(
+    out: ChangeBatchBuilder,
+    key: StateKey,
+    acc: GroupAcc,
+    start: number,
+    end: number,
+    at: number,
+    final: boolean,
+    force: boolean,
+  ): void {
+    const emitted = this.emitted;
+    const prev = emitted?.get(key, at);
+    if (this.aggs.rowCount(acc) <= 0) {
+      if (prev !== undefined) {
+        out.push(Op.DELETE, prev[1]);
+        emitted!.delete(key, at);
+      }
+      return;
+    }
+    const version = (prev?.[0] ?? 0) + 1;
+    const row = this.resultRow(key, acc, start, end, final, version);
+    if (prev !== undefined && (!force || this.meta.length === 0) && this.sameResult(prev[1], row)) {
+      if (final) emitted!.delete(key, at);
+      return;
+    }
+    if (prev === undefined) out.push(Op.INSERT, row);
+    else if (this.mode === "retract") {
+      out.push(Op.UPDATE_BEFORE, prev[1]);
+      out.push(Op.UPDATE_AFTER, row);
+    } else out.push(Op.UPDATE_AFTER, row);
+    if (emitted === null) return;
+    if (final) emitted.delete(key, at);
+    else emitted.put(key, at, [version, row]);
+  }
+
+  /** Whether two result rows are equal, the metadata columns aside. */
+  private sameResult(a: Row, b: Row): boolean {
+    if (this.meta.length === 0) return rowsEqual(a, b);
+    const strip = (r: Row) => r.filter((_, i) => !this.meta.some((m) => m.column === i));
+    return rowsEqual(strip(a), strip(b));
+  }
+
+  /** The accumulator of window `end` for `key`, merged from its slices (a fresh object). */
+  private windowAcc(end: number, key: StateKey): GroupAcc {
+    const a = this.assigner!;
+    const m = this.aggs.create();
+    for (const s of a.slicesOf(end)) {
+      const acc = this.slices!.get(s, key);
+      if (acc !== undefined) this.aggs.merge(m, acc);
+    }
+    return m;
+  }
+
+  private accumulateSession(row: Row, ts: number, sign: 1 | -1, wm: number, time: number): void {
     const key = this.codec.encode(row);
     const store = this.sessions!;
-    const window = sign > 0 ? store.assign(key, ts, wm, () => this.aggs.create()) : store.find(key, ts);
+    // Fired sessions (within the allowed lateness) that the row joins or merges.
+    const retired: { start: number; end: number }[] = [];
+    const onRetire =
+      this.corrections === null ? undefined : (w: { start: number; end: number }) => void retired.push(w);
+    if (sign < 0 && onRetire !== undefined) {
+      const w = store.find(key, ts);
+      if (w !== undefined && w.end - 1 <= wm) onRetire(w);
+    }
+    const window =
+      sign > 0 ? store.assign(key, ts, wm, () => this.aggs.create(), onRetire) : store.find(key, ts);
     if (window === null || window === undefined) {
-      this.ctx.late(row, window === null ? "window-fired" : "session-fired");
+      this.ctx.late(row, window === null ? "window-fired" : "session-fired", {
+        time,
+        ...(window === null ? { window: { start: ts, end: ts + store.gapMs } } : {}),
+      });
       return;
     }
     const acc = store.get(key, window)!;
     this.aggs.apply(acc, row, sign);
     store.set(key, window, acc);
+    if (this.corrections !== null) this.correctSession(key, retired, window, acc, wm);
+  }
+
+  /**
+   * A late row changed fired sessions: the results of `retired` sessions that did not keep their
+   * bounds are withdrawn (`-D`); when the session now holding the row has fired too, its new
+   * result is emitted (`-U`/`+U` or `+U` when it kept its bounds, else `+I`).
+   */
+  private correctSession(
+    key: StateKey,
+    retired: readonly { start: number; end: number }[],
+    window: { start: number; end: number },
+    acc: GroupAcc,
+    wm: number,
+  ): void {
+    const emitted = this.emitted!;
+    this.corrected ??= new ChangeBatchBuilder();
+    const out = this.corrected;
+    this.emitWm = this.watermarkAt();
+    for (const r of retired) {
+      const prev = emitted.get(key, r.start);
+      if (prev === undefined) continue;
+      if (r.start === window.start && r.end === window.end) continue;
+      out.push(Op.DELETE, prev[1]);
+      emitted.delete(key, r.start);
+    }
+    if (window.end - 1 > wm) return;
+    const prev = emitted.get(key, window.start);
+    if (
+      prev !== undefined &&
+      prev[1][this.node.groupKeys.length + this.node.aggregates.length + 1] !== window.end
+    ) {
+      out.push(Op.DELETE, prev[1]);
+      emitted.delete(key, window.start);
+    }
+    this.emitResult(out, key, acc, window.start, window.end, window.start, false, false);
+  }
+
+  /** The operator's watermark as WINDOW_WATERMARK() reports it (NULL before the first). */
+  private watermarkAt(): number | null {
+    const w = this.ctx.watermark;
+    return Number.isFinite(w) ? w : null;
   }
 
   onWatermark(watermark: number): number {
@@ -150,6 +334,31 @@ export class WindowAggregateOperator implements Operator {
 
   onProcessingTime(now: number): void {
     if (this.proctime && now > this.progress()) this.fireUpTo(now);
+    const delay = this.earlyDelay;
+    if (delay === null || delay === 0 || this.slices === null) return;
+    const last = this.earlyAt!.get(0);
+    if (last !== undefined && now - last < delay) return;
+    this.earlyAt!.put(0, now);
+    if (last === undefined) return;
+    // Every window not fired yet: its provisional result, when it changed since the last one.
+    const a = this.assigner!;
+    const wm = this.clock.toWall(this.ctx.watermark);
+    const keysByEnd = new Map<number, Set<StateKey>>();
+    for (const sl of this.slices.timestamps()) {
+      for (const e of a.windowEndsOf(sl)) {
+        if (isWindowFired(e, wm)) continue;
+        let keys = keysByEnd.get(e);
+        if (keys === undefined) keysByEnd.set(e, (keys = new Set()));
+        for (const [key] of this.slices.entriesAt(sl)) keys.add(key);
+      }
+    }
+    const out = new ChangeBatchBuilder();
+    this.emitWm = this.watermarkAt();
+    for (const e of [...keysByEnd.keys()].sort((x, y) => x - y)) {
+      for (const key of keysByEnd.get(e)!)
+        this.emitResult(out, key, this.windowAcc(e, key), a.windowStart(e), e, e, false, false);
+    }
+    if (out.length > 0) this.ctx.emit(out.finish());
   }
 
   /** The time windows fired up to: the watermark, or for processing-time windows the clock. */
@@ -162,9 +371,22 @@ export class WindowAggregateOperator implements Operator {
   private fireUpTo(time: number): void {
     const out = new ChangeBatchBuilder();
     const wall = this.clock.toWall(time);
+    // At the end of input (the +∞ watermark) the results carry the last watermark seen.
+    this.emitWm = Number.isFinite(time) ? time : this.watermarkAt();
+    const L = this.allowedLateness;
     if (this.slices !== null) this.fireSlices(wall, this.clock.toWall(this.progress()), out);
-    else {
+    else if (this.emitted === null) {
       this.sessions!.fire(wall, (key, w, acc) => this.emit(out, key, acc, w.start, w.end));
+    } else {
+      this.sessions!.fire(
+        wall,
+        (key, w, acc) => this.emitResult(out, key, acc, w.start, w.end, w.start, w.end - 1 + L <= wall, true),
+        (key, w, acc) => {
+          if (this.meta.length > 0 && this.emitted!.get(key, w.start) !== undefined)
+            this.emitResult(out, key, acc, w.start, w.end, w.start, true, true);
+          this.emitted!.delete(key, w.start);
+        },
+      );
     }
     this.firedUpTo?.put(0, time);
     if (out.length > 0) {
@@ -177,14 +399,18 @@ export class WindowAggregateOperator implements Operator {
     const slices = this.slices!;
     if (slices.minTimestamp() === undefined) return;
     // Window ends that fire now: (previous + 1, watermark + 1], among windows holding a slice.
+    const L = this.allowedLateness;
     const ends = new Set<number>();
+    // Windows fired before whose allowed lateness ends now: their final result.
+    const finals = new Set<number>();
     for (const s of slices.timestamps()) {
       if (a.firstWindowEnd(s) - 1 > watermark) break;
       for (const e of a.windowEndsOf(s)) {
         if (e - 1 > previous && e - 1 <= watermark) ends.add(e);
+        else if (L > 0 && e - 1 <= previous && e - 1 + L > previous && e - 1 + L <= watermark) finals.add(e);
       }
     }
-    const sorted = [...ends].sort((x, y) => x - y);
+    const sorted = [...ends, ...finals].sort((x, y) => x - y);
     for (const end of sorted) {
       const merged = new Map<StateKey, GroupAcc>();
       for (const s of a.slicesOf(end)) {
@@ -198,12 +424,25 @@ export class WindowAggregateOperator implements Operator {
         }
       }
       const start = a.windowStart(end);
-      for (const [key, acc] of merged) this.emit(out, key, acc, start, end);
+      if (this.emitted === null) {
+        for (const [key, acc] of merged) this.emit(out, key, acc, start, end);
+        continue;
+      }
+      const final = end - 1 + L <= watermark;
+      if (finals.has(end)) {
+        // Final after the allowed lateness: emitted only when the metadata shows it.
+        for (const [key, acc] of merged) {
+          if (this.meta.length > 0 && this.emitted.get(key, end) !== undefined)
+            this.emitResult(out, key, acc, start, end, end, true, true);
+          this.emitted.delete(key, end);
+        }
+      } else for (const [key, acc] of merged) this.emitResult(out, key, acc, start, end, end, final, true);
     }
-    // Drop the slices whose last window has fired (lastWindowEnd grows with the slice end).
+    // Drop the slices whose last window has fired, and the allowed lateness has passed
+    // (lastWindowEnd grows with the slice end).
     let upTo: number | undefined;
     for (const s of slices.timestamps()) {
-      if (!isWindowFired(a.lastWindowEnd(s), watermark)) break;
+      if (!isWindowFired(a.lastWindowEnd(s) + this.allowedLateness, watermark)) break;
       upTo = s;
     }
     if (upTo !== undefined) slices.expireUpTo(upTo);
@@ -211,11 +450,27 @@ export class WindowAggregateOperator implements Operator {
 
   private emit(out: ChangeBatchBuilder, key: StateKey, acc: GroupAcc, start: number, end: number): void {
     if (this.aggs.rowCount(acc) <= 0) return;
+    out.push(Op.INSERT, this.resultRow(key, acc, start, end));
+  }
+
+  /** WINDOW_WATERMARK() of the rows being emitted: the watermark that fired them, or the current one. */
+  private emitWm: number | null = null;
+
+  private resultRow(
+    key: StateKey,
+    acc: GroupAcc,
+    start: number,
+    end: number,
+    final = true,
+    version = 1,
+  ): Row {
     const row: Row = this.codec.decode(key);
     const values = this.aggs.values(acc);
     for (let i = 0; i < values.length; i++) row.push(values[i]);
     row.push(start, end, this.clock.toInstant(end) - 1);
-    out.push(Op.INSERT, row);
+    for (const m of this.meta)
+      row[m.column] = m.kind === "final" ? final : m.kind === "version" ? version : this.emitWm;
+    return row;
   }
 }
 
