@@ -20,6 +20,8 @@ const VALUE_FLAGS = new Set([
   "events",
   "warmup",
   "rate",
+  "dir",
+  "timeout",
   "i",
   "f",
 ]);

@@ -84,6 +84,8 @@ const KNOWN: Readonly<Record<string, ValueCheck>> = {
   "execution.checkpointing.num-retained": positiveInteger,
   "state.checkpoints.num-retained": positiveInteger,
   "state.checkpoints.dir": nonEmpty,
+  "execution.checkpointing.savepoint-dir": nonEmpty,
+  "state.savepoints.dir": nonEmpty,
   "execution.checkpointing.timeout": duration,
   "execution.checkpointing.min-pause": duration,
   "execution.checkpointing.mode": (v) =>
@@ -131,10 +133,6 @@ const UNSUPPORTED: readonly {
   {
     match: (k) => k.startsWith("state.backend"),
     why: "Weir keeps operator state in memory ('state.backend.type' = 'hashmap'); there is no other state backend yet",
-  },
-  {
-    match: (k) => k === "state.savepoints.dir",
-    why: "Weir has no savepoints yet",
   },
   {
     match: (k) => k === "sink.parallelism",
