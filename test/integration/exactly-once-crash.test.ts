@@ -19,7 +19,10 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const WEIR = join(ROOT, "packages/cli/dist/main.js");
 /** The soak (`scripts/crash-soak.sh`) raises these: WEIR_CRASH_KILLS=100 with more events. */
 const EVENTS = Number(process.env.WEIR_CRASH_EVENTS ?? 90_000);
-/** Kills the test aims at, within its time budget (the job may finish first). */
+/**
+ * Kills per run (each kill hits every sink kind: the four sinks are one job), within a time
+ * budget; the issue's proof needs at least 20 per suite run, which the test asserts.
+ */
 const KILLS = Number(process.env.WEIR_CRASH_KILLS ?? 24);
 const BUDGET_MS = KILLS * 6_000;
 
@@ -284,7 +287,7 @@ describe("exactly-once under repeated SIGKILL (real Kafka, real Postgres, files)
         expect(e.code, stderr.join("")).toBe(0);
       }
       console.log(`exactly-once crash test: ${kills} SIGKILLs, ${restarts} runs`);
-      expect(kills).toBeGreaterThanOrEqual(Math.min(10, KILLS));
+      expect(kills).toBeGreaterThanOrEqual(Math.min(20, KILLS));
       const got = await contents("kill");
       expect(got.totals).toEqual(expected.totals);
       expect(got.copy.length).toBe(expected.copy.length);

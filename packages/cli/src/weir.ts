@@ -52,6 +52,8 @@ Commands:
       --sample-memory[=N]   record heap (after a full GC) and RSS every N events of the measured
                             run (default N = events/10); slows the run
       --rate=N              events per second of event time (default: the query's, 10M)
+      --set key=value       a setting; execution.checkpointing.interval=1s takes checkpoints and
+                            reports their count, duration and size
       --json                print the results as JSON
   help, --help, -h          show this text (also after a command: weir run --help)
   --version                 print the version

@@ -1,9 +1,12 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EventType, NexmarkGenerator, parseNexmarkConfig, writeNexmarkSideInput } from "@weir/connectors";
 import { parse } from "@weir/parser";
 import type { PhysicalDag, PhysicalNode, PlanTarget } from "@weir/planner";
+import type { JobCheckpoint, JobOptions } from "@weir/runtime";
+import { checkpointBytes, checkpointJobOptions, planCheckpoints } from "../engine/checkpointing.js";
 import { Engine } from "../engine/engine.js";
 import type { Output } from "../output.js";
 import { type MemorySample, MemorySampler } from "./memory.js";
@@ -83,6 +86,21 @@ export interface BenchResult {
   readonly targetPerCore: number | null;
   /** With `sampleMemoryEvery`: heap (after a full GC) and RSS along the measured run. */
   readonly memory?: readonly MemorySample[];
+  /** With `'execution.checkpointing.interval'` set: the measured run's checkpoints. */
+  readonly checkpoints?: CheckpointStats;
+}
+
+/**
+ * The checkpoints of a measured run. Duration: from the trigger until the checkpoint is durable
+ * (every task acknowledged, the manifest and state files written and fsynced); size: the
+ * `chk-N` directory on disk.
+ */
+export interface CheckpointStats {
+  readonly count: number;
+  readonly meanDurationMs: number;
+  readonly maxDurationMs: number;
+  readonly meanBytes: number;
+  readonly maxBytes: number;
 }
 
 export interface BenchOptions {
@@ -95,6 +113,12 @@ export interface BenchOptions {
   readonly sampleMemoryEvery?: number;
   /** Events per second of event time (the queries' own `'first-event.rate'` when absent). */
   readonly rate?: number;
+  /**
+   * `--set` settings, applied before the query's own; `'execution.checkpointing.interval'`
+   * makes the runs take checkpoints (into `'execution.checkpointing.dir'`, by default a
+   * temporary directory removed afterwards).
+   */
+  readonly settings?: readonly (readonly [string, string])[];
 }
 
 /** The checkout's root: the working directory if it has `sql/nexmark/`, else the one this module is built in. */
@@ -107,12 +131,17 @@ export function defaultBenchRoot(cwd: string): string {
  * Plans `sql/nexmark/<query>.sql` as written, then points every sink at `blackhole` (q10's
  * filesystem sink included), so that the run measures the query and nothing else.
  */
-export function planNexmarkQuery(query: string, root: string, out: Output): PhysicalDag {
+export function planNexmarkQuery(
+  query: string,
+  root: string,
+  out: Output,
+  settings: readonly (readonly [string, string])[] = [],
+): PhysicalDag {
   // q13's side input is generated, not checked in.
   if (query === "q13") writeNexmarkSideInput(join(root, "sql/nexmark/data/side_input.csv"));
   const file = join(root, "sql/nexmark", `${query}.sql`);
   const sql = readFileSync(file, "utf8");
-  const engine = new Engine({ cwd: root, out });
+  const engine = new Engine({ cwd: root, out, settings });
   const parsed = parse(sql);
   if (parsed.diagnostics.length > 0) throw new Error(`${file}: ${parsed.diagnostics[0]!.message}`);
   const targets: PlanTarget[] = [];
@@ -152,10 +181,14 @@ export function withEvents(dag: PhysicalDag, events: number, rate?: number): Phy
 
 /** Runs one query: a warm-up, then the measured run. */
 export async function benchQuery(query: string, options: BenchOptions, out: Output): Promise<BenchResult> {
-  const dag = planNexmarkQuery(query, options.root, out);
+  const dag = planNexmarkQuery(query, options.root, out, options.settings);
   const engine = new Engine({ cwd: options.root, out });
+  const checkpointing = benchCheckpoints(dag);
+  let stats: { durations: number[]; bytes: number[] } = { durations: [], bytes: [] };
   const run = async (events: number, sampler?: MemorySampler): Promise<number> => {
+    stats = { durations: [], bytes: [] };
     const result = await engine.runDag(withEvents(dag, events, options.rate), {
+      ...(checkpointing ? checkpointing.options(stats) : {}),
       onProgress: (m) => {
         sampleRss();
         sampler?.onProgress(m);
@@ -165,14 +198,79 @@ export async function benchQuery(query: string, options: BenchOptions, out: Outp
     for (const s of Object.values(result.metrics.sinks)) outputs += s.recordsWritten;
     return outputs;
   };
-  if (options.warmupEvents > 0) await run(options.warmupEvents);
-  const every = options.sampleMemoryEvery;
-  if (every === undefined) return measure(query, options.events, () => run(options.events));
-  const sampler = new MemorySampler(every);
-  sampler.sample(0);
-  const r = await measure(query, options.events, () => run(options.events, sampler));
-  sampler.sample(options.events);
-  return { ...r, memory: sampler.samples };
+  try {
+    if (options.warmupEvents > 0) await run(options.warmupEvents);
+    const every = options.sampleMemoryEvery;
+    let r: BenchResult;
+    if (every === undefined) r = await measure(query, options.events, () => run(options.events));
+    else {
+      const sampler = new MemorySampler(every);
+      sampler.sample(0);
+      r = await measure(query, options.events, () => run(options.events, sampler));
+      sampler.sample(options.events);
+      r = { ...r, memory: sampler.samples };
+    }
+    return checkpointing ? { ...r, checkpoints: summarise(stats) } : r;
+  } finally {
+    checkpointing?.cleanup();
+  }
+}
+
+/**
+ * The checkpoint options of the benchmark runs when `dag`'s settings set an interval: each
+ * completed checkpoint's duration (trigger to durable) and size are recorded into `stats`.
+ */
+function benchCheckpoints(dag: PhysicalDag):
+  | {
+      options(stats: { durations: number[]; bytes: number[] }): Pick<JobOptions, "checkpoint">;
+      cleanup(): void;
+    }
+  | undefined {
+  const settings = { ...dag.settings };
+  const interval = settings["execution.checkpointing.interval"];
+  if (interval === undefined) return undefined;
+  let temp: string | null = null;
+  if (
+    settings["execution.checkpointing.dir"] === undefined &&
+    settings["state.checkpoints.dir"] === undefined
+  ) {
+    temp = mkdtempSync(join(tmpdir(), "weir-bench-checkpoints-"));
+    settings["execution.checkpointing.dir"] = temp;
+  }
+  const planned = planCheckpoints(settings, undefined, process.cwd());
+  if (!planned.ok) throw new Error(planned.message);
+  const plan = planned.plan;
+  if (plan.store === null) return undefined;
+  return {
+    options: (stats) => {
+      const base = checkpointJobOptions(plan).checkpoint!;
+      return {
+        checkpoint: {
+          ...base,
+          onCheckpoint: async (cp: JobCheckpoint, savepoint: boolean) => {
+            await base.onCheckpoint?.(cp, savepoint);
+            stats.durations.push(Date.now() - cp.timestamp);
+            stats.bytes.push(checkpointBytes(cp) ?? 0);
+          },
+        },
+      };
+    },
+    cleanup: () => {
+      if (temp !== null) rmSync(temp, { recursive: true, force: true });
+    },
+  };
+}
+
+function summarise(stats: { durations: number[]; bytes: number[] }): CheckpointStats {
+  const n = stats.durations.length;
+  const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+  return {
+    count: n,
+    meanDurationMs: mean(stats.durations),
+    maxDurationMs: n === 0 ? 0 : Math.max(...stats.durations),
+    meanBytes: mean(stats.bytes),
+    maxBytes: n === 0 ? 0 : Math.max(...stats.bytes),
+  };
 }
 
 /**

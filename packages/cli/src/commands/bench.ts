@@ -4,6 +4,7 @@ import {
   type BenchResult,
   benchCeiling,
   benchQuery,
+  type CheckpointStats,
   defaultBenchRoot,
   NEXMARK_QUERIES,
 } from "../bench/nexmark.js";
@@ -17,7 +18,10 @@ const DEFAULT_EVENTS = 1_000_000;
  * events/s per core (process CPU time, generator included) and peak memory; q0 also runs its
  * plain-JavaScript ceiling. `--sample-memory` also records heap (after a full GC) and RSS every
  * N events of the measured run (default: a tenth of `--events`); `--rate=N` sets the generator's
- * events per second of event time (default: the query's own, 10,000,000). Exit code 0; 1 for bad arguments; 2 when a query failed (the others still run).
+ * events per second of event time (default: the query's own, 10,000,000). `--set key=value`
+ * applies settings before the query's own: `--set execution.checkpointing.interval=1s` takes
+ * checkpoints (into a temporary directory unless `execution.checkpointing.dir` is set) and
+ * reports their count, duration and size. Exit code 0; 1 for bad arguments; 2 when a query failed (the others still run).
  */
 export async function benchCommand(cmd: CommandLine, out: Output): Promise<number> {
   const suite = cmd.positionals[0];
@@ -44,6 +48,7 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
     root: defaultBenchRoot(process.cwd()),
     ...(sampleMemoryEvery !== undefined ? { sampleMemoryEvery } : {}),
     ...(rate !== undefined ? { rate } : {}),
+    settings: cmd.sets,
   };
   const results: BenchResult[] = [];
   const failed: string[] = [];
@@ -61,6 +66,7 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
     if (!json) {
       out.out(line(r));
       if (r.memory) for (const l of memoryLines(r)) out.out(l);
+      if (r.checkpoints) out.out(checkpointLine(r.checkpoints));
     }
     if (q === "q0") {
       const c = await benchCeiling(options);
@@ -76,6 +82,12 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
     );
   }
   return failed.length > 0 ? 2 : 0;
+}
+
+/** The measured run's checkpoints, indented under its line. */
+function checkpointLine(c: CheckpointStats): string {
+  const kib = (b: number) => `${(b / 1024).toFixed(1)} KiB`;
+  return `  checkpoints: ${c.count}, duration mean ${Math.round(c.meanDurationMs)} ms / max ${Math.round(c.maxDurationMs)} ms, size mean ${kib(c.meanBytes)} / max ${kib(c.maxBytes)}`;
 }
 
 /** The memory samples of a run, indented under its line: events, heap after GC, RSS. */
