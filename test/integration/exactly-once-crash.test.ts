@@ -24,7 +24,9 @@ const EVENTS = Number(process.env.WEIR_CRASH_EVENTS ?? 90_000);
  * budget; the issue's proof needs at least 20 per suite run, which the test asserts.
  */
 const KILLS = Number(process.env.WEIR_CRASH_KILLS ?? 24);
-const BUDGET_MS = KILLS * 6_000;
+// About 3 s a kill on an idle machine, 6 s under load (the soak's 100 kills took 604 s on the
+// shared machine): the budget leaves room for 10 s a kill, so that 20 land.
+const BUDGET_MS = KILLS * 10_000;
 
 const kafka = new KafkaFixture();
 const db = new PgFixture();
@@ -298,6 +300,6 @@ describe("exactly-once under repeated SIGKILL (real Kafka, real Postgres, files)
       // Only committed output is visible: no hidden file is left over.
       expect(readdirSync(dir).filter((n) => n.startsWith(".windows.jsonl."))).toEqual([]);
     },
-    120_000 + KILLS * 8_000,
+    120_000 + KILLS * 11_000,
   );
 });
