@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Recovery time: how long a SIGKILLed `weir run` takes, restarted with --restore, to process
 // again, for a job whose state is K keys (a GROUP BY over K distinct keys):
-//   node scripts/bench/recovery.mjs [--keys 10000,100000,1000000] [--postgres URL]
+//   node scripts/bench/recovery.mjs [--keys 10000,100000,300000] [--postgres URL]
 // The job: datagen (id sequence, k random in 1..K, 200,000 rows/s) → GROUP BY k (COUNT, SUM)
 // into blackhole, and every 1000th id into a Postgres append table flushed every 10 ms (the
 // marker that the job is processing). It runs with checkpoints every 2 s until the state holds
@@ -25,7 +25,7 @@ const arg = (name, dflt) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : dflt;
 };
-const keySizes = arg("keys", "10000,100000,1000000").split(",").map(Number);
+const keySizes = arg("keys", "10000,100000,300000").split(",").map(Number);
 const pgUrl = arg("postgres", "postgres://root@127.0.0.1:5432/test");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -61,6 +61,12 @@ function bytes(path) {
   return n;
 }
 
+/** The weir run children: killed if this script fails (a timeout), so none is left running. */
+const children = new Set();
+process.on("exit", () => {
+  for (const c of children) c.kill("SIGKILL");
+});
+
 function start(file, restore) {
   const child = spawn(
     "node",
@@ -72,8 +78,10 @@ function start(file, restore) {
     stderr += d;
   });
   const state = { child, exited: false, stderr: () => stderr };
+  children.add(child);
   child.on("exit", () => {
     state.exited = true;
+    children.delete(child);
   });
   return state;
 }
@@ -140,6 +148,10 @@ END;
 
 const db = new pg.Client({ connectionString: pgUrl });
 await db.connect();
+process.on("unhandledRejection", (e) => {
+  console.error(e);
+  process.exit(1);
+});
 console.log("state keys   checkpoint size   fresh start ms   restore ms   restore − fresh ms");
 for (const keys of keySizes) {
   const r = await run(keys, db);
