@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -157,6 +157,32 @@ describe("weir repl: INSERT jobs in the background", () => {
       .map((l) => JSON.parse(l).id as number);
     expect(ids).toEqual(Array.from({ length: ROWS }, (_, i) => i + 1));
   }, 90_000);
+
+  it("a job takes checkpoints as the session's settings say (under SHOW JOBS's id); without a directory the INSERT is refused", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "weir-repl-jobs-"));
+    const s = TmuxShell.start();
+    shell = s;
+    await s.waitFor("weir> ");
+    for (const l of CREATE_TICKS) s.type(l);
+    s.type(
+      `CREATE TABLE ticks_cp (id BIGINT, k INT) WITH ('connector' = 'filesystem', 'path' = '${join(dir, "cp.jsonl")}', 'format' = 'json');`,
+    );
+    s.type("SET 'execution.checkpointing.interval' = '200 ms';");
+    await s.waitFor("[INFO] Execute statement succeeded.", 3);
+    s.type("INSERT INTO ticks_cp SELECT id, k FROM ticks;");
+    await s.waitFor("needs a checkpoint directory");
+    expect(s.screen()).not.toMatch(/Job ID:/);
+    s.type(`SET 'execution.checkpointing.dir' = '${join(dir, "checkpoints")}';`);
+    await s.waitFor("[INFO] Execute statement succeeded.", 4);
+    s.type("INSERT INTO ticks_cp SELECT id, k FROM ticks;");
+    const id = /Job ID: ([0-9a-f]{32})/.exec(await s.waitFor(/Job ID: [0-9a-f]{32}/))![1]!;
+    const jobDir = join(dir, "checkpoints", id);
+    const complete = () =>
+      existsSync(jobDir) && readdirSync(jobDir).some((c) => existsSync(join(jobDir, c, "_metadata.json")));
+    for (let attempt = 0; attempt < 200 && !complete(); attempt++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(complete()).toBe(true);
+  });
 
   it("STOP JOB of an unknown id is an error and the shell goes on", async () => {
     const s = TmuxShell.start();
