@@ -119,6 +119,8 @@ describe("SET checks keys and values at SET time", () => {
       "table.local-time-zone",
       "table.exec.state.ttl",
       "execution.checkpointing.dir",
+      "execution.checkpointing.savepoint-dir",
+      "state.savepoints.dir",
       "weir.mv.port",
     ])
       expect(KNOWN_SETTINGS).toContain(k);
@@ -128,11 +130,20 @@ describe("SET checks keys and values at SET time", () => {
 });
 
 describe("STOP JOB in weir run (issue 17, docs: never silently misread)", () => {
-  it("refuses WITH SAVEPOINT / WITH DRAIN at the statement, and STOP JOB without a job", async () => {
+  it("refuses WITH SAVEPOINT without a savepoint directory and WITH DRAIN at the statement, and STOP JOB without a job", async () => {
     const sp = tempFile("sp.sql", "SELECT 1 AS x;\nSTOP JOB 'abc' WITH SAVEPOINT;\n");
     const r = await runWeir(["run", sp]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${sp}:2:1: error: STOP JOB ... WITH SAVEPOINT is not supported in the shell`);
+    expect(r.stderr).toContain(
+      `${sp}:2:1: error: STOP JOB ... WITH SAVEPOINT needs a savepoint directory, and 'execution.checkpointing.savepoint-dir' is not set`,
+    );
+    const withDir = tempFile(
+      "spd.sql",
+      "SET 'execution.checkpointing.savepoint-dir' = 'sp';\nSTOP JOB 'abc' WITH SAVEPOINT;\n",
+    );
+    const d = await runWeir(["run", withDir]);
+    expect(d.code).toBe(1);
+    expect(d.stderr).toContain("STOP JOB 'abc': no job is running");
     const drain = tempFile("dr.sql", "STOP JOB 'abc' WITH DRAIN;\n");
     expect((await runWeir(["run", drain])).stderr).toContain("WITH DRAIN is not supported");
     const plain = tempFile("pl.sql", "STOP JOB 'abc';\n");

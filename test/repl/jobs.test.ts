@@ -1,11 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectPg } from "@weir/connectors";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CREATE_ORDERS, CREATE_TICKS } from "./fixtures.js";
-import { checkPrerequisites, TmuxShell } from "./tmux.js";
+import { checkPrerequisites, ROOT, TmuxShell } from "./tmux.js";
 
 let shell: TmuxShell | undefined;
 afterEach(() => shell?.kill());
@@ -92,27 +93,95 @@ describe("weir repl: INSERT jobs in the background", () => {
     expect(readFileSync(out, "utf8").trim().split("\n")).toHaveLength(3);
   });
 
-  it("STOP JOB ... WITH SAVEPOINT is refused (no savepoint is taken) and the job keeps running", async () => {
+  it("STOP JOB ... WITH SAVEPOINT: refused without a savepoint directory (the job runs on); with one, prints the path, the job is FINISHED, and weir run --from-savepoint continues it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "weir-repl-jobs-"));
+    const out = join(dir, "sp.jsonl");
+    const ROWS = 3000;
+    const ddl = [
+      `CREATE TABLE seq (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '400', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '${ROWS}');`,
+      `CREATE TABLE seq_out (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');`,
+    ];
+    const insert = "INSERT INTO seq_out SELECT id FROM seq;";
+    const s = TmuxShell.start();
+    shell = s;
+    await s.waitFor("weir> ");
+    for (const l of ddl) s.type(l);
+    await s.waitFor("[INFO] Execute statement succeeded.", 2);
+    s.type(insert);
+    const id = /Job ID: ([0-9a-f]{32})/.exec(await s.waitFor(/Job ID: [0-9a-f]{32}/))![1]!;
+    await s.waitForPrompt();
+    s.type(`STOP JOB '${id}' WITH SAVEPOINT;`);
+    const refused = await s.waitFor("STOP JOB ... WITH SAVEPOINT needs a savepoint directory");
+    expect(refused).toMatch(/<stdin>:1:1: error: STOP JOB \.\.\. WITH SAVEPOINT needs a savepoint directory/);
+    expect(refused).toContain("SET 'execution.checkpointing.savepoint-dir'");
+    s.type("SHOW JOBS;");
+    expect(jobRow(await s.waitFor(/\d+ rows? in set/), id)[2]).toBe("RUNNING");
+    // Some rows are written before the savepoint, so that the restored run must continue them.
+    const outLines = () =>
+      existsSync(out) ? readFileSync(out, "utf8").trim().split("\n").filter(Boolean).length : 0;
+    for (let attempt = 0; attempt < 100 && outLines() === 0; attempt++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(outLines()).toBeGreaterThan(0);
+    s.type(`SET 'execution.checkpointing.savepoint-dir' = '${join(dir, "savepoints")}';`);
+    await s.waitFor("[INFO] Execute statement succeeded.", 3);
+    s.type(`STOP JOB '${id}' WITH SAVEPOINT;`);
+    const stopped = await s.waitFor(/\| +savepoint path \|/);
+    const path = new RegExp(`\\| (\\S+/savepoints/${id}/chk-\\d+) \\|`).exec(stopped)?.[1];
+    expect(path, stopped).toBeDefined();
+    expect(existsSync(join(path!, "_metadata.json"))).toBe(true);
+    s.type("SHOW JOBS;");
+    expect(jobRow(await s.waitFor(/\d+ rows? in set/, 2), id)[2]).toBe("FINISHED");
+    // The job processed nothing after the savepoint: what the file holds is what it records.
+    const manifest = JSON.parse(readFileSync(join(path!, "_metadata.json"), "utf8"));
+    const emitted = (Object.values(manifest.sources)[0] as { position: { emitted: number } }).position
+      .emitted;
+    expect(outLines()).toBe(emitted);
+    expect(emitted).toBeLessThan(ROWS);
+
+    // The same statements as a script continue from the savepoint: every id once.
+    const script = join(dir, "job.sql");
+    writeFileSync(script, `${ddl.join("\n")}\n${insert}\n`);
+    const restored = spawnSync(
+      "node",
+      [join(ROOT, "packages/cli/dist/main.js"), "run", script, "--from-savepoint", path!],
+      {
+        cwd: dir,
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
+    expect(restored.status, restored.stderr).toBe(0);
+    const ids = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).id as number);
+    expect(ids).toEqual(Array.from({ length: ROWS }, (_, i) => i + 1));
+  }, 90_000);
+
+  it("a job takes checkpoints as the session's settings say (under SHOW JOBS's id); without a directory the INSERT is refused", async () => {
     const dir = mkdtempSync(join(tmpdir(), "weir-repl-jobs-"));
     const s = TmuxShell.start();
     shell = s;
     await s.waitFor("weir> ");
     for (const l of CREATE_TICKS) s.type(l);
     s.type(
-      `CREATE TABLE ticks_sp (id BIGINT, k INT) WITH ('connector' = 'filesystem', 'path' = '${join(dir, "sp.jsonl")}', 'format' = 'json');`,
+      `CREATE TABLE ticks_cp (id BIGINT, k INT) WITH ('connector' = 'filesystem', 'path' = '${join(dir, "cp.jsonl")}', 'format' = 'json');`,
     );
-    await s.waitFor("[INFO] Execute statement succeeded.", 2);
-    s.type("INSERT INTO ticks_sp SELECT id, k FROM ticks;");
+    s.type("SET 'execution.checkpointing.interval' = '200 ms';");
+    await s.waitFor("[INFO] Execute statement succeeded.", 3);
+    s.type("INSERT INTO ticks_cp SELECT id, k FROM ticks;");
+    await s.waitFor("needs a checkpoint directory");
+    expect(s.screen()).not.toMatch(/Job ID:/);
+    s.type(`SET 'execution.checkpointing.dir' = '${join(dir, "checkpoints")}';`);
+    await s.waitFor("[INFO] Execute statement succeeded.", 4);
+    s.type("INSERT INTO ticks_cp SELECT id, k FROM ticks;");
     const id = /Job ID: ([0-9a-f]{32})/.exec(await s.waitFor(/Job ID: [0-9a-f]{32}/))![1]!;
-    await s.waitForPrompt();
-    s.type(`STOP JOB '${id}' WITH SAVEPOINT;`);
-    const screen = await s.waitFor("STOP JOB ... WITH SAVEPOINT is not supported in the shell");
-    expect(screen).toMatch(
-      /<stdin>:1:1: error: STOP JOB \.\.\. WITH SAVEPOINT is not supported in the shell/,
-    );
-    expect(screen).toContain("kill -USR1");
-    s.type("SHOW JOBS;");
-    expect(jobRow(await s.waitFor(/\d+ rows? in set/), id)[2]).toBe("RUNNING");
+    const jobDir = join(dir, "checkpoints", id);
+    const complete = () =>
+      existsSync(jobDir) && readdirSync(jobDir).some((c) => existsSync(join(jobDir, c, "_metadata.json")));
+    for (let attempt = 0; attempt < 200 && !complete(); attempt++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(complete()).toBe(true);
   });
 
   it("STOP JOB of an unknown id is an error and the shell goes on", async () => {

@@ -22,6 +22,8 @@ const VALUE_FLAGS = new Set([
   "rate",
   "write-file",
   "from-file",
+  "dir",
+  "timeout",
   "i",
   "f",
 ]);

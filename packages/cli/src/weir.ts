@@ -3,6 +3,7 @@ import { benchCommand } from "./commands/bench.js";
 import { checkCommand } from "./commands/check.js";
 import { parseCommand } from "./commands/parse.js";
 import { explainCommand, runCommand } from "./commands/run.js";
+import { savepointCommand } from "./commands/savepoint.js";
 import type { Output } from "./output.js";
 import { replCommand } from "./repl/repl.js";
 import { VERSION } from "./version.js";
@@ -26,10 +27,16 @@ Commands:
       --restore PATH        start from a checkpoint: a chk-N directory, or the newest complete
                             one under 'execution.checkpointing.dir' (set the interval to take them)
       --from-savepoint PATH start from a savepoint (same format as a checkpoint); while a job runs,
-                            SIGUSR1 (kill -USR1 <pid>) takes a savepoint into
+                            weir savepoint (or SIGUSR1: kill -USR1 <pid>) takes a savepoint into
                             'execution.checkpointing.savepoint-dir'
       --metrics-port N      serve Prometheus metrics at http://127.0.0.1:N/metrics while the job
                             runs (0: a free port, printed at start); see docs/observability.md
+  savepoint PID | JOB_ID    take a savepoint of a running weir run (its process id, or its job id:
+                            the directory under the checkpoint directory), wait until it is
+                            written and committed, print its path; exit 2 when it fails
+      --dir DIR             write it under DIR instead of 'execution.checkpointing.savepoint-dir'
+      --stop                stop the job right after the savepoint (it exits 0)
+      --timeout 10min       give up waiting after this long (default 10min)
   explain FILE.sql          print the physical plan of the script's queries
       --changelog-mode      also print each operator's changelog mode
   check FILE.sql            the pre-deployment checklist (Source, Time, State, Sink, Operations)
@@ -45,6 +52,8 @@ Commands:
       --sample-memory[=N]   record heap (after a full GC) and RSS every N events of the measured
                             run (default N = events/10); slows the run
       --rate=N              events per second of event time (default: the query's, 10M)
+      --set key=value       a setting; execution.checkpointing.interval=1s takes checkpoints and
+                            reports their count, duration and size
       --json                print the results as JSON
       --write-file PATH     write --events generated events to PATH as JSON lines and exit
       --from-file PATH      read the events from such a file (filesystem connector, json format);
@@ -61,6 +70,7 @@ const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
   run: ["dry-run", "json", "max-runtime", "serve", "restore", "from-savepoint", "metrics-port"],
   explain: ["changelog-mode", "all"],
   check: ["strict", "json"],
+  savepoint: ["dir", "stop", "timeout"],
   bench: ["query", "events", "warmup", "sample-memory", "rate", "json", "write-file", "from-file"],
   repl: ["i", "f"],
   "": ["i", "f", "version"],
@@ -136,6 +146,8 @@ async function weirCommand(argv: readonly string[], out: Output): Promise<number
         return checkCommand(cmd, out);
       case "bench":
         return await benchCommand(cmd, out);
+      case "savepoint":
+        return await savepointCommand(cmd, out);
       case undefined:
         return await replCommand(cmd, out);
       case "repl":

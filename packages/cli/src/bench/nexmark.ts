@@ -1,4 +1,5 @@
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -12,7 +13,8 @@ import {
 } from "@weir/connectors";
 import { parse } from "@weir/parser";
 import type { DataType, Field, PhysicalDag, PhysicalNode, PlanTarget, SourceNode } from "@weir/planner";
-import { Op } from "@weir/runtime";
+import { type JobCheckpoint, type JobOptions, Op } from "@weir/runtime";
+import { checkpointBytes, checkpointJobOptions, planCheckpoints } from "../engine/checkpointing.js";
 import { Engine } from "../engine/engine.js";
 import type { Output } from "../output.js";
 import { type MemorySample, MemorySampler } from "./memory.js";
@@ -92,6 +94,21 @@ export interface BenchResult {
   readonly targetPerCore: number | null;
   /** With `sampleMemoryEvery`: heap (after a full GC) and RSS along the measured run. */
   readonly memory?: readonly MemorySample[];
+  /** With `'execution.checkpointing.interval'` set: the measured run's checkpoints. */
+  readonly checkpoints?: CheckpointStats;
+}
+
+/**
+ * The checkpoints of a measured run. Duration: from the trigger until the checkpoint is durable
+ * (every task acknowledged, the manifest and state files written and fsynced); size: the
+ * `chk-N` directory on disk.
+ */
+export interface CheckpointStats {
+  readonly count: number;
+  readonly meanDurationMs: number;
+  readonly maxDurationMs: number;
+  readonly meanBytes: number;
+  readonly maxBytes: number;
 }
 
 export interface BenchOptions {
@@ -105,8 +122,12 @@ export interface BenchOptions {
   readonly sampleMemoryEvery?: number;
   /** Events per second of event time (the queries' own `'first-event.rate'` when absent). */
   readonly rate?: number;
-  /** Job settings added to every query (`--set`), e.g. `'state.backend.type'`. */
-  readonly settings?: Readonly<Record<string, string>>;
+  /**
+   * `--set` settings, applied before the query's own; `'execution.checkpointing.interval'`
+   * makes the runs take checkpoints (into `'execution.checkpointing.dir'`, by default a
+   * temporary directory removed afterwards).
+   */
+  readonly settings?: readonly (readonly [string, string])[];
   /**
    * A JSON-lines file of Nexmark events (`writeNexmarkFile`): the queries read it with the
    * `filesystem` connector and the `json` format instead of generating events. The warm-up is then
@@ -140,12 +161,17 @@ INSERT INTO nexmark_read SELECT event_type, person, auction, bid FROM datagen;
  * Plans `sql/nexmark/<query>.sql` as written, then points every sink at `blackhole` (q10's
  * filesystem sink included), so that the run measures the query and nothing else.
  */
-export function planNexmarkQuery(query: string, root: string, out: Output): PhysicalDag {
+export function planNexmarkQuery(
+  query: string,
+  root: string,
+  out: Output,
+  settings: readonly (readonly [string, string])[] = [],
+): PhysicalDag {
   // q13's side input is generated, not checked in.
   if (query === "q13") writeNexmarkSideInput(join(root, "sql/nexmark/data/side_input.csv"));
   const file = join(root, "sql/nexmark", `${query === READ_QUERY ? "q0" : query}.sql`);
   const sql = query === READ_QUERY ? readQuerySql(readFileSync(file, "utf8")) : readFileSync(file, "utf8");
-  const engine = new Engine({ cwd: root, out });
+  const engine = new Engine({ cwd: root, out, settings });
   const parsed = parse(sql);
   if (parsed.diagnostics.length > 0) throw new Error(`${file}: ${parsed.diagnostics[0]!.message}`);
   const targets: PlanTarget[] = [];
@@ -205,32 +231,98 @@ export function withFile(dag: PhysicalDag, file: string): PhysicalDag {
 
 /** Runs one query: a warm-up, then the measured run. */
 export async function benchQuery(query: string, options: BenchOptions, out: Output): Promise<BenchResult> {
-  const dag = planNexmarkQuery(query, options.root, out);
+  const dag = planNexmarkQuery(query, options.root, out, options.settings);
   const engine = new Engine({ cwd: options.root, out });
   const file = options.fromFile;
+  const checkpointing = benchCheckpoints(dag);
+  let stats: { durations: number[]; bytes: number[] } = { durations: [], bytes: [] };
   const run = async (events: number, sampler?: MemorySampler): Promise<number> => {
+    stats = { durations: [], bytes: [] };
     const planned = file === undefined ? withEvents(dag, events, options.rate) : withFile(dag, file);
-    const result = await engine.runDag(
-      { ...planned, settings: { ...planned.settings, ...options.settings } },
-      {
-        onProgress: (m) => {
-          sampleRss();
-          sampler?.onProgress(m);
-        },
+    const result = await engine.runDag(planned, {
+      ...(checkpointing ? checkpointing.options(stats) : {}),
+      onProgress: (m) => {
+        sampleRss();
+        sampler?.onProgress(m);
       },
-    );
+    });
     let outputs = 0;
     for (const s of Object.values(result.metrics.sinks)) outputs += s.recordsWritten;
     return outputs;
   };
-  if (options.warmupEvents > 0) await run(options.warmupEvents);
-  const every = options.sampleMemoryEvery;
-  if (every === undefined) return measure(query, options.events, () => run(options.events));
-  const sampler = new MemorySampler(every);
-  sampler.sample(0);
-  const r = await measure(query, options.events, () => run(options.events, sampler));
-  sampler.sample(options.events);
-  return { ...r, memory: sampler.samples };
+  try {
+    if (options.warmupEvents > 0) await run(options.warmupEvents);
+    const every = options.sampleMemoryEvery;
+    let r: BenchResult;
+    if (every === undefined) r = await measure(query, options.events, () => run(options.events));
+    else {
+      const sampler = new MemorySampler(every);
+      sampler.sample(0);
+      r = await measure(query, options.events, () => run(options.events, sampler));
+      sampler.sample(options.events);
+      r = { ...r, memory: sampler.samples };
+    }
+    return checkpointing ? { ...r, checkpoints: summarise(stats) } : r;
+  } finally {
+    checkpointing?.cleanup();
+  }
+}
+
+/**
+ * The checkpoint options of the benchmark runs when `dag`'s settings set an interval: each
+ * completed checkpoint's duration (trigger to durable) and size are recorded into `stats`.
+ */
+function benchCheckpoints(dag: PhysicalDag):
+  | {
+      options(stats: { durations: number[]; bytes: number[] }): Pick<JobOptions, "checkpoint">;
+      cleanup(): void;
+    }
+  | undefined {
+  const settings = { ...dag.settings };
+  const interval = settings["execution.checkpointing.interval"];
+  if (interval === undefined) return undefined;
+  let temp: string | null = null;
+  if (
+    settings["execution.checkpointing.dir"] === undefined &&
+    settings["state.checkpoints.dir"] === undefined
+  ) {
+    temp = mkdtempSync(join(tmpdir(), "weir-bench-checkpoints-"));
+    settings["execution.checkpointing.dir"] = temp;
+  }
+  const planned = planCheckpoints(settings, undefined, process.cwd());
+  if (!planned.ok) throw new Error(planned.message);
+  const plan = planned.plan;
+  if (plan.store === null) return undefined;
+  return {
+    options: (stats) => {
+      const base = checkpointJobOptions(plan).checkpoint!;
+      return {
+        checkpoint: {
+          ...base,
+          onCheckpoint: async (cp: JobCheckpoint, savepoint: boolean) => {
+            await base.onCheckpoint?.(cp, savepoint);
+            stats.durations.push(Date.now() - cp.timestamp);
+            stats.bytes.push(checkpointBytes(cp) ?? 0);
+          },
+        },
+      };
+    },
+    cleanup: () => {
+      if (temp !== null) rmSync(temp, { recursive: true, force: true });
+    },
+  };
+}
+
+function summarise(stats: { durations: number[]; bytes: number[] }): CheckpointStats {
+  const n = stats.durations.length;
+  const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+  return {
+    count: n,
+    meanDurationMs: mean(stats.durations),
+    maxDurationMs: n === 0 ? 0 : Math.max(...stats.durations),
+    meanBytes: mean(stats.bytes),
+    maxBytes: n === 0 ? 0 : Math.max(...stats.bytes),
+  };
 }
 
 /** The `datagen` table of `sql/nexmark/q0.sql`: the physical columns the events file holds. */

@@ -5,6 +5,7 @@ import {
   benchCeiling,
   benchParseCeiling,
   benchQuery,
+  type CheckpointStats,
   countLines,
   defaultBenchRoot,
   NEXMARK_QUERIES,
@@ -21,8 +22,11 @@ const DEFAULT_EVENTS = 1_000_000;
  * events/s per core (process CPU time, generator included) and peak memory; q0 also runs its
  * plain-JavaScript ceiling. `--sample-memory` also records heap (after a full GC) and RSS every
  * N events of the measured run (default: a tenth of `--events`); `--rate=N` sets the generator's
- * events per second of event time (default: the query's own, 10,000,000); `--set key=value` adds a
- * job setting to every query (e.g. `state.backend.type=rocksdb`). Exit code 0; 1 for bad arguments; 2 when a query failed (the others still run).
+ * events per second of event time (default: the query's own, 10,000,000). `--set key=value`
+ * applies settings before the query's own (e.g. `state.backend.type=rocksdb`);
+ * `--set execution.checkpointing.interval=1s` takes checkpoints (into a temporary directory
+ * unless `execution.checkpointing.dir` is set) and reports their count, duration and size. Exit
+ * code 0; 1 for bad arguments; 2 when a query failed (the others still run).
  *
  * `--write-file PATH [--events N] [--rate N]` writes the generator's events as JSON lines and
  * exits; `--from-file PATH` runs the queries over such a file (`filesystem` / `json`), the warm-up
@@ -78,7 +82,7 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
     ...(fromFile !== undefined ? { fromFile } : {}),
     ...(sampleMemoryEvery !== undefined ? { sampleMemoryEvery } : {}),
     ...(rate !== undefined ? { rate } : {}),
-    ...(cmd.sets.length > 0 ? { settings: Object.fromEntries(cmd.sets) } : {}),
+    settings: cmd.sets,
   };
   const results: BenchResult[] = [];
   const failed: string[] = [];
@@ -96,6 +100,7 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
     if (!json) {
       out.out(line(r));
       if (r.memory) for (const l of memoryLines(r)) out.out(l);
+      if (r.checkpoints) out.out(checkpointLine(r.checkpoints));
     }
     if (q === READ_QUERY && fromFile !== undefined) {
       const c = await benchParseCeiling({ ...options, fromFile });
@@ -121,6 +126,12 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
     );
   }
   return failed.length > 0 ? 2 : 0;
+}
+
+/** The measured run's checkpoints, indented under its line. */
+function checkpointLine(c: CheckpointStats): string {
+  const kib = (b: number) => `${(b / 1024).toFixed(1)} KiB`;
+  return `  checkpoints: ${c.count}, duration mean ${Math.round(c.meanDurationMs)} ms / max ${Math.round(c.maxDurationMs)} ms, size mean ${kib(c.meanBytes)} / max ${kib(c.maxBytes)}`;
 }
 
 /** The memory samples of a run, indented under its line: events, heap after GC, RSS. */

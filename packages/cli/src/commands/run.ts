@@ -1,6 +1,7 @@
 import { checkSetting, parseDuration } from "@weir/planner";
 import type { CommandLine } from "../args.js";
 import { UsageError } from "../args.js";
+import { ControlServer } from "../control/socket.js";
 import { SavepointRequests } from "../engine/checkpointing.js";
 import { Engine } from "../engine/engine.js";
 import type { Output } from "../output.js";
@@ -10,7 +11,8 @@ import { readSource } from "./parse.js";
  * `weir run FILE.sql [--set k=v]... [--dry-run] [--json] [--max-runtime 30s] [--serve]
  * [--restore PATH | --from-savepoint PATH] [--metrics-port N]`: executes a script (from a checkpoint with `--restore`,
  * a savepoint with `--from-savepoint`); `--serve` keeps its materialised views served after the job ends, until Ctrl-C.
- * SIGUSR1 takes a savepoint of the running job into 'execution.checkpointing.savepoint-dir'.
+ * SIGUSR1 takes a savepoint of the running job into 'execution.checkpointing.savepoint-dir';
+ * `weir savepoint` asks for one through the control socket (`control/socket.ts`).
  * Exit codes: 0 success, 1 SQL or validation errors, 2 runtime failures.
  */
 export async function runCommand(cmd: CommandLine, out: Output): Promise<number> {
@@ -64,14 +66,13 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once("SIGINT", onSigint);
-  const savepoints = new SavepointRequests();
+  const savepoints = new SavepointRequests((path) => out.err(`${file}: savepoint written to ${path}`));
   const onSigusr1 = () => {
-    if (!savepoints.request())
-      out.err(
-        "SIGUSR1: no savepoint taken: no job is running, or 'execution.checkpointing.savepoint-dir' is not set",
-      );
+    savepoints.take().catch((e: Error) => out.err(`SIGUSR1: no savepoint taken: ${e.message}`));
   };
   process.on("SIGUSR1", onSigusr1);
+  // `weir savepoint PID | JOB_ID` asks through the control socket (and gets the path back).
+  const control = cmd.flags.has("dry-run") ? null : await startControl(savepoints, out);
   try {
     return await engine.runScript(source, {
       file,
@@ -86,6 +87,33 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
   } finally {
     process.off("SIGINT", onSigint);
     process.off("SIGUSR1", onSigusr1);
+    await control?.close();
+  }
+}
+
+/** The control socket of this `weir run`; without one (a warning says why) SIGUSR1 still works. */
+async function startControl(savepoints: SavepointRequests, out: Output): Promise<ControlServer | null> {
+  try {
+    return await ControlServer.start(async (request) => {
+      if (request.op === "jobs") {
+        const id = savepoints.jobId;
+        return { ok: true, pid: process.pid, jobs: id === null ? [] : [id] };
+      }
+      if (request.op === "savepoint") {
+        const path = await savepoints.take({
+          ...(request.jobId !== undefined ? { jobId: request.jobId } : {}),
+          ...(request.dir !== undefined ? { dir: request.dir } : {}),
+          ...(request.stop ? { stop: true } : {}),
+        });
+        return { ok: true, path };
+      }
+      return { ok: false, error: `unknown request '${(request as { op?: unknown }).op}'` };
+    });
+  } catch (e) {
+    out.err(
+      `weir: warning: no control socket (${e instanceof Error ? e.message : String(e)}): weir savepoint cannot reach this job; SIGUSR1 still takes a savepoint`,
+    );
+    return null;
   }
 }
 

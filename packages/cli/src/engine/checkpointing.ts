@@ -9,6 +9,7 @@ import {
   type JobCheckpoint,
   type JobOptions,
   readCheckpoint,
+  type SavepointRequest,
   stateBackendFactory,
 } from "@weir/runtime";
 
@@ -104,45 +105,99 @@ function directoryBytes(path: string): number {
   return n;
 }
 
-/** Savepoint requests: `weir run` emits one on SIGUSR1; the running job subscribes. */
+/** What a savepoint request asks for. */
+export interface SavepointAsk {
+  /** The job to take it of (a request naming another job is refused); default: the running one. */
+  readonly jobId?: string;
+  /** Where it goes (an absolute path); default: the job's `'execution.checkpointing.savepoint-dir'`. */
+  readonly dir?: string;
+  /** Stop the job right after it (STOP JOB ... WITH SAVEPOINT, `weir savepoint --stop`). */
+  readonly stop?: boolean;
+}
+
+/** The job a {@link SavepointRequests} is attached to. */
+interface AttachedJob {
+  readonly jobId: string;
+  readonly take: (request: SavepointRequest) => Promise<string>;
+  /** The job's configured savepoint directory, or null. */
+  readonly configured: CheckpointStore | null;
+}
+
+/**
+ * The savepoint requests of one `weir run` (SIGUSR1, `weir savepoint`) or one shell job (STOP
+ * JOB ... WITH SAVEPOINT): the job running under {@link checkpointJobOptions} attaches itself
+ * while it runs. A savepoint is a checkpoint written to `<dir>/<job id>/chk-N`, never expired.
+ */
 export class SavepointRequests {
-  private readonly listeners = new Set<() => void>();
-  subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  private job: AttachedJob | null = null;
+
+  /** Told the path of every savepoint taken (e.g. to print it). */
+  constructor(private readonly onSavepoint?: (path: string) => void) {}
+
+  /** The running job's id, or null. */
+  get jobId(): string | null {
+    return this.job?.jobId ?? null;
   }
-  /** Asks every running job for a savepoint; false when none listens. */
-  request(): boolean {
-    for (const l of this.listeners) l();
-    return this.listeners.size > 0;
+
+  /** For {@link checkpointJobOptions}: the job is running; returns the detach function. */
+  attach(job: AttachedJob): () => void {
+    this.job = job;
+    return () => {
+      if (this.job === job) this.job = null;
+    };
+  }
+
+  /**
+   * Takes a savepoint of the running job and resolves with its `chk-N` path once its sinks
+   * committed it; rejects with a message a user can act on (no job running, no savepoint
+   * directory, the checkpoint aborted or the job ended first).
+   */
+  async take(ask: SavepointAsk = {}): Promise<string> {
+    const job = this.job;
+    if (job === null) throw new Error("no job is running (it is still starting, or it has ended)");
+    if (ask.jobId !== undefined && ask.jobId !== job.jobId)
+      throw new Error(`the running job is ${job.jobId}, not ${ask.jobId}`);
+    const store =
+      ask.dir !== undefined ? new CheckpointStore(ask.dir, Number.MAX_SAFE_INTEGER) : job.configured;
+    if (store === null)
+      throw new Error(
+        "no savepoint directory: set 'execution.checkpointing.savepoint-dir' (or name one: weir savepoint --dir DIR)",
+      );
+    const path = await job.take({ store: (cp) => store.write(cp).path, ...(ask.stop ? { stop: true } : {}) });
+    this.onSavepoint?.(path);
+    return path;
   }
 }
 
 /**
- * The job options that take and restore checkpoints as `plan` says. A savepoint (requested
- * through `savepoints`) is a checkpoint written to the savepoint directory, never expired, as
- * well as to the checkpoint directory (so that the latest checkpoint is never older than what
- * the sinks committed); `onSavepoint` is told where it went.
+ * The job options that take and restore checkpoints as `plan` says. With `savepoints`, the job
+ * takes savepoints on request (written to the savepoint directory, never expired, and to the
+ * checkpoint directory as well, so that the latest checkpoint is never older than what the
+ * sinks committed).
  */
 export function checkpointJobOptions(
   plan: CheckpointPlan,
-  savepoints?: { readonly requests: SavepointRequests; onSavepoint(path: string): void },
+  savepoints?: SavepointRequests,
 ): Pick<JobOptions, "checkpoint" | "restoreFrom"> {
   const store = plan.store;
-  const spStore = plan.savepoints;
-  const takesSavepoints = spStore !== null && savepoints !== undefined;
   return {
-    ...(store || takesSavepoints
+    ...(store || savepoints
       ? {
           checkpoint: {
             intervalMs: plan.intervalMs,
-            onCheckpoint: async (cp: JobCheckpoint, savepoint: boolean) => {
+            onCheckpoint: async (cp: JobCheckpoint) => {
               const stored = store?.write(cp);
               if (stored !== undefined)
                 storedBytes.set(cp, directoryBytes(stored.path) + sharedBytesWritten(cp));
-              if (savepoint && spStore !== null) savepoints?.onSavepoint(spStore.write(cp).path);
             },
-            ...(takesSavepoints ? { savepointRequests: savepoints.requests } : {}),
+            ...(savepoints
+              ? {
+                  savepointRequests: {
+                    subscribe: (take: AttachedJob["take"], job: { readonly jobId: string }) =>
+                      savepoints.attach({ jobId: job.jobId, take, configured: plan.savepoints }),
+                  },
+                }
+              : {}),
           },
         }
       : {}),

@@ -74,8 +74,8 @@ export interface ScriptOptions {
    */
   readonly restore?: string;
   /**
-   * Savepoint requests (SIGUSR1 to `weir run`): the running job takes a savepoint into
-   * `'execution.checkpointing.savepoint-dir'` and the path is printed on standard error.
+   * Savepoint requests (SIGUSR1 to `weir run`, `weir savepoint`): the running job attaches to it
+   * and takes savepoints on request.
    */
   readonly savepoints?: SavepointRequests;
 }
@@ -130,6 +130,11 @@ export class Engine {
     this.views = new MaterializedViews(this.catalog, this.session, options.out);
     // Alarm lines and the endpoint's address are information on standard error, not errors.
     this.metrics = new MetricsHub((l) => options.out.err(l));
+  }
+
+  /** The directory relative paths (connectors, checkpoint and savepoint directories) resolve against. */
+  get cwd(): string {
+    return this.options.cwd;
   }
 
   /** Stops what outlives a statement (the embedded Postgres of the materialised views, the metrics endpoint). */
@@ -312,7 +317,10 @@ export class Engine {
   /** REPL hook: runs a planned job with this engine's connectors and working directory. */
   runDag(
     dag: PhysicalDag,
-    hooks: Pick<JobOptions, "signal" | "onProgress" | "collect" | "maxRuntimeMs" | "jobId">,
+    hooks: Pick<
+      JobOptions,
+      "signal" | "onProgress" | "collect" | "maxRuntimeMs" | "jobId" | "checkpoint" | "restoreFrom"
+    >,
   ): Promise<JobResult> {
     return this.metrics.run(dag, { connectors: this.connectors, cwd: this.options.cwd, ...hooks });
   }
@@ -558,6 +566,16 @@ export class Engine {
   private checkpointPlan(dag: PhysicalDag, opts: ScriptOptions): CheckpointPlan | undefined {
     const restorePath = this.restoreUsed ? undefined : opts.restore;
     this.restoreUsed = true;
+    return this.jobCheckpoints(dag, opts.file, restorePath);
+  }
+
+  /**
+   * The checkpoint settings of a job (checked, with the sinks' delivery guarantees) and the
+   * checkpoint to restore; undefined when they are wrong (printed against `file`). The shell's
+   * background jobs take checkpoints and savepoints by this too.
+   */
+  jobCheckpoints(dag: PhysicalDag, file: string, restorePath?: string): CheckpointPlan | undefined {
+    const opts = { file };
     const checkpoints = planCheckpoints(this.session.all(), restorePath, this.options.cwd, fitsJob(dag));
     if (!checkpoints.ok) {
       this.out.err(`${opts.file}: error: ${checkpoints.message}`);
@@ -591,15 +609,7 @@ export class Engine {
     let result: JobResult;
     try {
       result = await this.metrics.run(dag, {
-        ...checkpointJobOptions(
-          checkpoints,
-          opts.savepoints
-            ? {
-                requests: opts.savepoints,
-                onSavepoint: (path) => this.out.err(`${opts.file}: savepoint written to ${path}`),
-              }
-            : undefined,
-        ),
+        ...checkpointJobOptions(checkpoints, opts.savepoints),
         ...(progress ? { onProgress: (m) => progress.update(m) } : {}),
         connectors: this.connectors,
         cwd: this.options.cwd,
@@ -634,6 +644,7 @@ export class Engine {
       completed: result.checkpoints,
       lastCheckpointId: result.lastCheckpoint?.checkpointId ?? null,
     };
+    // Stopped with a savepoint (weir savepoint --stop) is a clean end, as Flink's FINISHED.
     const code = result.reason === "aborted" ? EXIT_INTERRUPTED : EXIT_OK;
     if (opts.json) {
       this.out.out(

@@ -19,7 +19,9 @@ export function formatSummary(metrics: JobMetrics, reason: JobResult["reason"] =
       ? `Job stopped (Ctrl-C) after ${seconds}`
       : reason === "max-runtime"
         ? `Job stopped at --max-runtime after ${seconds}`
-        : `Job finished in ${seconds}`;
+        : reason === "savepoint"
+          ? `Job stopped with a savepoint after ${seconds}`
+          : `Job finished in ${seconds}`;
   const lines: string[] = [headline];
   for (const s of Object.values(metrics.sources)) {
     const extra = Object.entries(s.counters)

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { parse, renderDiagnostic } from "@weir/parser";
 import {
   type BoundInsert,
@@ -39,7 +40,10 @@ SHOW TABLES | VIEWS | FUNCTIONS | JOBS
 SHOW MATERIALIZED VIEWS
 DESCRIBE name          Prints a table's or view's columns (and a materialized view's key).
 EXPLAIN statement      Prints the physical plan of a query or INSERT.
-STOP JOB 'id'          Stops a background job (SHOW JOBS lists them).
+STOP JOB 'id' [WITH SAVEPOINT]
+                       Stops a background job (SHOW JOBS lists them); WITH SAVEPOINT first takes
+                       a savepoint into 'execution.checkpointing.savepoint-dir' and prints its
+                       path (weir run --from-savepoint PATH continues from it).
 CREATE [TEMPORARY] VIEW name AS query
                        A named query, expanded where it is used.
 CREATE MATERIALIZED VIEW name [WITH ('url' = ...)] AS query
@@ -142,11 +146,12 @@ export class StatementExecutor {
           return "failed";
         }
         const dag = this.engine.tryPlan([target], source, file);
-        if (dag === undefined) {
+        const checkpoints = dag === undefined ? undefined : this.engine.jobCheckpoints(dag, file);
+        if (dag === undefined || checkpoints === undefined) {
           this.engine.catalog.drop(bound.view.name, "materialized-view", false);
           return "invalid";
         }
-        const job = this.jobs.submit(dag, viewJobName(bound.view.name));
+        const job = this.jobs.submit(dag, viewJobName(bound.view.name), checkpoints);
         say(`[INFO] Materialized view '${bound.view.name}' is being maintained by job ${job.id}.`);
         return "ok";
       }
@@ -206,8 +211,25 @@ export class StatementExecutor {
           say(`No job with id '${bound.jobId}'; SHOW JOBS lists the jobs of this session.`);
           return "failed";
         }
-        await this.jobs.stop(bound.jobId);
-        say(SUCCEEDED);
+        if (bound.savepointDir === null) {
+          await this.jobs.stop(bound.jobId);
+          say(SUCCEEDED);
+          return "ok";
+        }
+        // As Flink's client: the savepoint goes to the directory the session names now.
+        const dir = resolve(this.engine.cwd, bound.savepointDir);
+        let path: string;
+        try {
+          path = await this.jobs.stopWithSavepoint(bound.jobId, dir);
+        } catch (e) {
+          say(`[ERROR] Could not execute SQL statement. Reason:`);
+          say(
+            `no savepoint of job ${bound.jobId} (it keeps running): ${e instanceof Error ? e.message : String(e)}`,
+          );
+          return "failed";
+        }
+        // Flink's client prints the path as a one-row table.
+        for (const l of renderBox(["savepoint path"], [[path]])) say(l);
         return "ok";
       }
       default: {
@@ -221,8 +243,10 @@ export class StatementExecutor {
   private submit(inserts: readonly BoundInsert[], source: string, file: string): Outcome {
     const dag = this.engine.tryPlan(inserts.map(tableTarget), source, file);
     if (dag === undefined) return "invalid";
+    const checkpoints = this.engine.jobCheckpoints(dag, file);
+    if (checkpoints === undefined) return "invalid";
     const name = `insert-into_${inserts.map((i) => i.sink.name).join(",")}`;
-    const job = this.jobs.submit(dag, name);
+    const job = this.jobs.submit(dag, name, checkpoints);
     this.screen.line(
       "[INFO] SQL update statement is running as a background job of this shell (SHOW JOBS lists it, STOP JOB stops it):",
     );

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { PhysicalDag } from "@weir/planner";
 import type { JobMetrics, JobOptions, JobResult, SourceMetrics } from "@weir/runtime";
+import { type CheckpointPlan, checkpointJobOptions, SavepointRequests } from "../engine/checkpointing.js";
 import { formatWatermark, totalLag, watermarkLag } from "../engine/summary.js";
 
 /** Flink's job states, as SHOW JOBS prints them. */
@@ -20,19 +21,22 @@ export interface JobInfo {
 
 export type RunDag = (
   dag: PhysicalDag,
-  hooks: Pick<JobOptions, "signal" | "onProgress" | "collect" | "jobId">,
+  hooks: Pick<JobOptions, "signal" | "onProgress" | "collect" | "jobId" | "checkpoint" | "restoreFrom">,
 ) => Promise<JobResult>;
 
 interface Running {
   readonly info: JobInfo;
   readonly controller: AbortController;
   readonly done: Promise<void>;
+  /** STOP JOB ... WITH SAVEPOINT asks the job through this. */
+  readonly savepoints: SavepointRequests;
 }
 
 /**
  * The shell's background jobs. A job runs in this process until its input ends (FINISHED), it
- * fails (FAILED) or it is stopped (CANCELED: the abort signal makes it flush its sinks and
- * close). States only move away from RUNNING. A failure is a notice: handed to
+ * fails (FAILED), it is stopped (CANCELED: the abort signal makes it flush its sinks and
+ * close) or stopped with a savepoint (FINISHED, as in Flink). It takes checkpoints as the
+ * session's settings said when it was submitted. States only move away from RUNNING. A failure is a notice: handed to
  * {@link onNotice} when it happens (the shell prints it above its prompt), else queued for
  * {@link takeNotices}.
  */
@@ -44,7 +48,8 @@ export class JobManager {
 
   constructor(private readonly run: RunDag) {}
 
-  submit(dag: PhysicalDag, name: string): JobInfo {
+  /** Starts a job; `checkpoints`: its checkpoint settings (none: no checkpoints). */
+  submit(dag: PhysicalDag, name: string, checkpoints?: CheckpointPlan): JobInfo {
     const info: JobInfo = {
       id: randomBytes(16).toString("hex"),
       name,
@@ -53,8 +58,11 @@ export class JobManager {
       metrics: null,
     };
     const controller = new AbortController();
+    const savepoints = new SavepointRequests();
     const done = this.run(dag, {
-      // The job's own id is SHOW JOBS's: the metrics endpoint labels it so (`job`).
+      ...(checkpoints ? checkpointJobOptions(checkpoints, savepoints) : {}),
+      // The job's own id is SHOW JOBS's: the metrics endpoint labels it so (`job`), and its
+      // checkpoints and savepoints are kept under it.
       jobId: info.id,
       signal: controller.signal,
       onProgress: (m) => {
@@ -63,6 +71,7 @@ export class JobManager {
     }).then(
       (r) => {
         info.metrics = r.metrics;
+        // Stopped with a savepoint is FINISHED, as in Flink.
         info.state = r.reason === "aborted" ? "CANCELED" : "FINISHED";
       },
       (e: unknown) => {
@@ -73,7 +82,7 @@ export class JobManager {
         else this.notices.push(notice);
       },
     );
-    this.jobs.set(info.id, { info, controller, done });
+    this.jobs.set(info.id, { info, controller, done, savepoints });
     return info;
   }
 
@@ -99,6 +108,20 @@ export class JobManager {
     job.controller.abort();
     await job.done;
     return job.info;
+  }
+
+  /**
+   * STOP JOB ... WITH SAVEPOINT: the job takes a savepoint into `dir` (its sinks commit it),
+   * stops without processing anything after it, and closes; resolves with the savepoint's path.
+   * Rejects (the job goes on) when the job is not running or the savepoint fails.
+   */
+  async stopWithSavepoint(id: string, dir: string): Promise<string> {
+    const job = this.jobs.get(id);
+    if (!job) throw new Error(`no job with id '${id}'`);
+    if (job.info.state !== "RUNNING") throw new Error(`job ${id} is ${job.info.state}, not RUNNING`);
+    const path = await job.savepoints.take({ dir, stop: true });
+    await job.done;
+    return path;
   }
 
   /** Stops every running job (the shell is leaving). */

@@ -62,7 +62,11 @@ export type BoundStatement =
   | {
       readonly kind: "stop-job";
       readonly jobId: string;
-      readonly withSavepoint: boolean;
+      /**
+       * WITH SAVEPOINT: the session's `'execution.checkpointing.savepoint-dir'` (or
+       * `'state.savepoints.dir'`) as written, which the savepoint goes to; null without.
+       */
+      readonly savepointDir: string | null;
       readonly withDrain: boolean;
     };
 
@@ -263,28 +267,36 @@ function bindAndApply(stmt: ast.Statement, catalog: Catalog, session: Session): 
       }
       return { kind: "explain", details: stmt.details, target };
     }
-    case "StopJob":
-      // Accepting these and stopping plainly would misread the statement.
-      if (stmt.withSavepoint)
-        fail(
-          "unsupported",
-          "STOP JOB ... WITH SAVEPOINT is not supported in the shell: its background jobs run without checkpoints, so there is no state to save",
-          stmt.span,
-          "STOP JOB 'id' stops the job; for a savepoint, run the script with weir run (with 'execution.checkpointing.savepoint-dir' set) and send it SIGUSR1 (kill -USR1 <pid>)",
-        );
+    case "StopJob": {
+      // Accepting WITH DRAIN and stopping plainly would misread the statement.
       if (stmt.withDrain)
         fail(
           "unsupported",
           "STOP JOB ... WITH DRAIN is not supported: Weir does not end a job's event time before stopping it",
           stmt.span,
-          "use STOP JOB 'id'",
+          "use STOP JOB 'id' (or STOP JOB 'id' WITH SAVEPOINT)",
         );
+      let savepointDir: string | null = null;
+      if (stmt.withSavepoint) {
+        savepointDir =
+          session.get("execution.checkpointing.savepoint-dir")?.trim() ||
+          session.get("state.savepoints.dir")?.trim() ||
+          null;
+        if (savepointDir === null)
+          fail(
+            "no-savepoint-dir",
+            "STOP JOB ... WITH SAVEPOINT needs a savepoint directory, and 'execution.checkpointing.savepoint-dir' is not set",
+            stmt.span,
+            "SET 'execution.checkpointing.savepoint-dir' = '/path/to/savepoints'; then STOP JOB again (the job keeps running meanwhile)",
+          );
+      }
       return {
         kind: "stop-job",
         jobId: stmt.jobId.value,
-        withSavepoint: stmt.withSavepoint,
+        savepointDir,
         withDrain: stmt.withDrain,
       };
+    }
     default: {
       const _exhaustive: never = stmt;
       return _exhaustive;

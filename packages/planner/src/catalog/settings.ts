@@ -84,6 +84,8 @@ const KNOWN: Readonly<Record<string, ValueCheck>> = {
   "execution.checkpointing.num-retained": positiveInteger,
   "state.checkpoints.num-retained": positiveInteger,
   "state.checkpoints.dir": nonEmpty,
+  "execution.checkpointing.savepoint-dir": nonEmpty,
+  "state.savepoints.dir": nonEmpty,
   "execution.checkpointing.timeout": duration,
   "execution.checkpointing.min-pause": duration,
   "execution.checkpointing.mode": (v) =>
@@ -140,10 +142,6 @@ const UNSUPPORTED: readonly {
   {
     match: (k) => k.startsWith("state.backend"),
     why: "Weir's state backends read 'state.backend.type', 'state.backend.incremental' and 'state.backend.rocksdb.localdir' only (Weir's on-disk backend is LMDB, not RocksDB: its tuning options do not apply)",
-  },
-  {
-    match: (k) => k === "state.savepoints.dir",
-    why: "Weir has no savepoints yet",
   },
   {
     match: (k) => k === "sink.parallelism",

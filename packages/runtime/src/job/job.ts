@@ -40,14 +40,20 @@ export interface JobOptions {
     readonly minPauseMs?: number;
     /**
      * Stores a complete checkpoint durably; sinks commit once it resolves. `savepoint`: it was
-     * taken for {@link Job.requestSavepoint} (store it where savepoints go, as well).
+     * taken for {@link Job.requestSavepoint} (each request stores it where it asked, as well).
      */
     onCheckpoint?(cp: JobCheckpoint, savepoint: boolean): Promise<void>;
     /**
-     * Savepoint requests (e.g. SIGUSR1 to `weir run`): the job takes one at its next turn, even
-     * without periodic checkpoints; `subscribe` returns the unsubscribe function.
+     * Savepoint requests (SIGUSR1 to `weir run`, `weir savepoint`, STOP JOB ... WITH SAVEPOINT):
+     * while the job runs, `subscribe`'s listener is {@link Job.requestSavepoint}; `subscribe`
+     * returns the unsubscribe function.
      */
-    readonly savepointRequests?: { subscribe(listener: () => void): () => void };
+    readonly savepointRequests?: {
+      subscribe(
+        take: (request: SavepointRequest) => Promise<string>,
+        job: { readonly jobId: string },
+      ): () => void;
+    };
     /** Checkpoint `id` was aborted (the job goes on). */
     onAborted?(id: number, reason: string): void;
   };
@@ -63,9 +69,26 @@ export interface JobOptions {
   readonly pollBatchSize?: number;
 }
 
+/**
+ * A savepoint asked of a running job: a checkpoint taken at the job's next turn (even without
+ * periodic checkpoints), stored by `store` after `onCheckpoint` and before the sinks commit.
+ */
+export interface SavepointRequest {
+  /** Writes the savepoint durably and returns where it is (a path); a throw fails this request only. */
+  store(cp: JobCheckpoint): string | Promise<string>;
+  /**
+   * Stop the job once the savepoint is stored and its sinks committed, without processing
+   * anything after it (Flink's stop-with-savepoint): the job ends with reason `savepoint`.
+   */
+  readonly stop?: boolean;
+}
+
 export interface JobResult {
-  /** `end`: every sink got the end of its input; otherwise why an unbounded job was stopped. */
-  readonly reason: "end" | "max-runtime" | "aborted";
+  /**
+   * `end`: every sink got the end of its input; `savepoint`: stopped right after a savepoint
+   * (a {@link SavepointRequest} with `stop`); otherwise why an unbounded job was stopped.
+   */
+  readonly reason: "end" | "max-runtime" | "aborted" | "savepoint";
   readonly metrics: JobMetrics;
   /** Checkpoints completed by this run. */
   readonly checkpoints: number;
@@ -129,10 +152,14 @@ export class Job {
   private lastFlush = 0;
   private closed = false;
   private readonly flushIntervals = new Map<SinkRuntime, number>();
-  /** A savepoint was requested and not yet taken. */
-  private savepointRequested = false;
   /** The checkpoint being triggered is a savepoint: state is snapshotted in the canonical form. */
   private canonicalSnapshot = false;
+  /** Savepoint requests not yet taken (they are served by the next checkpoint the loop triggers). */
+  private savepointWaiters: SavepointWaiter[] = [];
+  /** Whether {@link run} is looping (savepoints can be taken). */
+  private running = false;
+  /** A savepoint with `stop` was taken: the loop ends before its next poll. */
+  private stopAfterSavepoint = false;
 
   constructor(
     readonly dag: PhysicalDag,
@@ -172,9 +199,15 @@ export class Job {
     }
   }
 
-  /** Takes a savepoint at the next turn of the job loop (a checkpoint also stored as a savepoint). */
-  requestSavepoint(): void {
-    this.savepointRequested = true;
+  /**
+   * Takes a savepoint at the next turn of the job loop: resolves with where `request.store` put
+   * it once the sinks committed it; rejects when the job is not running, when the savepoint's
+   * checkpoint is aborted (timeout; the job goes on), when storing it fails, or when the job
+   * ends or fails first. Requests made before one turn share one checkpoint.
+   */
+  requestSavepoint(request: SavepointRequest): Promise<string> {
+    if (!this.running) return Promise.reject(new Error("the job is not running"));
+    return new Promise((resolve, reject) => this.savepointWaiters.push({ request, resolve, reject }));
   }
 
   /** Opens the connectors, restores the checkpoint if any, and ends operators without inputs. */
@@ -346,7 +379,7 @@ export class Job {
     const cfg = this.checkpointConfig;
     const opts = this.options.checkpoint;
     const interval = opts?.intervalMs ?? 0;
-    const savepoint = this.savepointRequested && opts?.onCheckpoint !== undefined;
+    const savepoint = this.savepointWaiters.length > 0;
     if ((interval <= 0 && !savepoint) || (this.finished && !final)) return false;
     const now = this.now();
     if (!final && !savepoint) {
@@ -354,6 +387,8 @@ export class Job {
       if (now - state.lastEnd < (opts?.minPauseMs ?? cfg.minPauseMs)) return false;
     }
     state.lastTrigger = now;
+    // The requests made before this trigger are the ones this checkpoint serves.
+    const waiters = this.savepointWaiters.splice(0);
     this.canonicalSnapshot = savepoint;
     let p: PendingCheckpoint;
     try {
@@ -364,12 +399,31 @@ export class Job {
     const timeoutMs = opts?.timeoutMs ?? cfg.timeoutMs;
     const acked = await acknowledgedWithin(p, timeoutMs);
     this.inflight = null;
-    if (p.failure !== null) throw p.failure.error;
+    if (p.failure !== null) {
+      for (const w of waiters) w.reject(asError(p.failure.error));
+      throw p.failure.error;
+    }
     if (acked) {
       const cp = this.manifest(p);
-      if (savepoint) this.savepointRequested = false;
-      await opts?.onCheckpoint?.(cp, savepoint);
-      await this.commit(cp);
+      const stored: { readonly waiter: SavepointWaiter; readonly path: string }[] = [];
+      try {
+        await opts?.onCheckpoint?.(cp, savepoint);
+        for (const w of waiters) {
+          try {
+            stored.push({ waiter: w, path: await w.request.store(cp) });
+          } catch (e) {
+            w.reject(new Error(`savepoint ${cp.checkpointId} could not be stored: ${asError(e).message}`));
+          }
+        }
+        await this.commit(cp);
+      } catch (e) {
+        for (const s of stored) s.waiter.reject(asError(e));
+        throw e;
+      }
+      for (const s of stored) {
+        if (s.waiter.request.stop) this.stopAfterSavepoint = true;
+        s.waiter.resolve(s.path);
+      }
       state.completed++;
       state.lastCheckpoint = cp;
       state.lastEnd = this.now();
@@ -380,6 +434,7 @@ export class Job {
     const missing = [...p.acks.keys()].filter((rt) => !p.received.has(rt)).map((rt) => describeNode(rt.node));
     const reason = `not acknowledged within ${timeoutMs} ms by ${missing.join(", ")}`;
     for (const rt of this.graph.tasks) rt.driver.notifyAborted(p.id);
+    for (const w of waiters) w.reject(new Error(`savepoint ${p.id} was aborted: ${reason}; the job goes on`));
     state.aborted++;
     state.lastEnd = this.now();
     this.jobMetrics.counter("numberOfFailedCheckpoints").inc();
@@ -487,11 +542,21 @@ export class Job {
    * Ends when every sink saw `end`, or stops cleanly on `maxRuntimeMs` / `signal`.
    */
   async run(): Promise<JobResult> {
-    const unsubscribe = this.options.checkpoint?.savepointRequests?.subscribe(() => this.requestSavepoint());
+    this.running = true;
+    const unsubscribe = this.options.checkpoint?.savepointRequests?.subscribe(
+      (r) => this.requestSavepoint(r),
+      this,
+    );
+    let outcome = "failed";
     try {
-      return await this.loop();
+      const result = await this.loop();
+      outcome = result.reason === "end" ? "finished" : "stopped";
+      return result;
     } finally {
+      this.running = false;
       unsubscribe?.();
+      for (const w of this.savepointWaiters.splice(0))
+        w.reject(new Error(`the job ${outcome} before the savepoint was taken`));
     }
   }
 
@@ -510,6 +575,10 @@ export class Job {
     let idleRound = 0;
     let idleWait = Number.POSITIVE_INFINITY;
     while (!this.finished) {
+      if (this.stopAfterSavepoint) {
+        reason = "savepoint";
+        break;
+      }
       if (signal?.aborted) {
         reason = "aborted";
         break;
@@ -673,6 +742,17 @@ export class Job {
       throw nodeFailure(s.node, e);
     }
   }
+}
+
+/** A {@link SavepointRequest} waiting for its checkpoint. */
+interface SavepointWaiter {
+  readonly request: SavepointRequest;
+  resolve(path: string): void;
+  reject(error: Error): void;
+}
+
+function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
 }
 
 /** The checkpoint coordinator's bookkeeping over one `run`. */

@@ -648,7 +648,12 @@ export class DiskStateBackend implements StateBackend {
 
   snapshot(options: SnapshotOptions = {}): StateSnapshot {
     const dir = this.options.checkpointDir ?? null;
-    if (options.canonical === true || dir === null || this.records.length === 0) return this.canonical();
+    if (options.canonical === true || dir === null || this.records.length === 0) {
+      // The checkpoint that holds this snapshot lists no shared files, so once it is the only one
+      // retained the chain's files are collected: the next native snapshot starts a new base.
+      this.chain = [];
+      return this.canonical();
+    }
     this.flush();
     const deltaBytes = this.chain.slice(1).reduce((n, f) => n + f.bytes, 0);
     const base =
