@@ -30,6 +30,8 @@ Commands:
                             'execution.checkpointing.savepoint-dir'
       --metrics-port N      serve Prometheus metrics at http://127.0.0.1:N/metrics while the job
                             runs (0: a free port, printed at start); see docs/observability.md
+      --ui [PORT]           serve the live job page at http://127.0.0.1:PORT/ while the job runs
+                            (default 8081; 0: a free port, printed at start)
   explain FILE.sql          print the physical plan of the script's queries
       --changelog-mode      also print each operator's changelog mode
   check FILE.sql            the pre-deployment checklist (Source, Time, State, Sink, Operations)
@@ -54,7 +56,7 @@ Exit codes: 0 success, 1 SQL or validation errors, 2 runtime failures, 130 stopp
 /** The options each command takes (`--set` is handled by the parser and allowed everywhere). */
 const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
   parse: ["json"],
-  run: ["dry-run", "json", "max-runtime", "serve", "restore", "from-savepoint", "metrics-port"],
+  run: ["dry-run", "json", "max-runtime", "serve", "restore", "from-savepoint", "metrics-port", "ui"],
   explain: ["changelog-mode", "all"],
   check: ["strict", "json"],
   bench: ["query", "events", "warmup", "sample-memory", "rate", "json"],

@@ -80,10 +80,16 @@ export function planCheckpoints(
 
 /** The bytes each checkpoint written by {@link checkpointJobOptions} takes on disk (for the metrics). */
 const storedBytes = new WeakMap<JobCheckpoint, number>();
+const storedStateBytes = new WeakMap<JobCheckpoint, { readonly [uid: string]: number }>();
 
 /** The size on disk (manifest and state files) of a checkpoint this process stored, if it did. */
 export function checkpointBytes(cp: JobCheckpoint): number | undefined {
   return storedBytes.get(cp);
+}
+
+/** The bytes of each operator's state file (by task uid) of a checkpoint this process stored. */
+export function checkpointStateBytes(cp: JobCheckpoint): { readonly [uid: string]: number } | undefined {
+  return storedStateBytes.get(cp);
 }
 
 function directoryBytes(path: string): number {
@@ -126,7 +132,10 @@ export function checkpointJobOptions(
             intervalMs: plan.intervalMs,
             onCheckpoint: async (cp: JobCheckpoint, savepoint: boolean) => {
               const stored = store?.write(cp);
-              if (stored !== undefined) storedBytes.set(cp, directoryBytes(stored.path));
+              if (stored !== undefined) {
+                storedBytes.set(cp, directoryBytes(stored.path));
+                if (stored.stateBytes) storedStateBytes.set(cp, stored.stateBytes);
+              }
               if (savepoint && spStore !== null) savepoints?.onSavepoint(spStore.write(cp).path);
             },
             ...(takesSavepoints ? { savepointRequests: savepoints.requests } : {}),

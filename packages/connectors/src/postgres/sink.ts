@@ -101,6 +101,11 @@ export class PostgresSinkWriter implements SinkWriter {
   /** Exactly-once: the progress row (set at open), and the pre-committed epochs not yet committed. */
   private progress: SinkProgress | null = null;
   private staged: { readonly epoch: Epoch; readonly json: Json }[] = [];
+  /** The quoted table name, for the row count. */
+  private tableSql = "";
+  /** Rows in the table as last counted (`SELECT count(*)`), and when (Date.now ms). */
+  private rows: number | null = null;
+  private countedAt = 0;
 
   constructor(
     private readonly node: SinkNode,
@@ -184,6 +189,7 @@ export class PostgresSinkWriter implements SinkWriter {
     if (this.opts.createTable) await conn.query(createTableSql(this.opts.table, fields, this.key));
     const table = await bindTable(conn, this.opts.table, fields, this.key, true);
     this.tableName = table.display;
+    this.tableSql = table.sql;
     this.statements = new StatementBuilder(table, this.key, this.version);
     if (this.transactional) {
       this.progress = new SinkProgress(table.schema, ctx.jobId!, ctx.sinkId!);
@@ -201,6 +207,39 @@ export class PostgresSinkWriter implements SinkWriter {
       if (!ctx.metrics.has(m)) ctx.metrics.set(m, 0);
     }
     this.lastFlushAt = Date.now();
+    await this.count();
+  }
+
+  /**
+   * Rows in the target table as last counted: at open, at every checkpoint (after its flush, or
+   * after its commit when exactly-once), after a flush when the last count is 10 s old, and when
+   * the job's input ended. A `SELECT count(*)` in the writer's queue, so it sees the writes before
+   * it; other writers of the same table count too (it is what a reader of the table sees).
+   */
+  tableRows(): number | null {
+    return this.rows;
+  }
+
+  async countTableRows(): Promise<void> {
+    this.queueCount();
+    await this.chain;
+  }
+
+  private queueCount(): void {
+    this.chain = this.chain.then(() => this.count());
+  }
+
+  /** Counts the table's rows; a failure keeps the last count (the writes report their own errors). */
+  private async count(): Promise<void> {
+    if (this.failure || this.tableSql === "") return;
+    this.countedAt = Date.now();
+    try {
+      const r = await (await this.connection()).query(`SELECT count(*) FROM ${this.tableSql}`);
+      const n = Number(r.rows[0]?.[0]);
+      if (Number.isSafeInteger(n)) this.rows = n;
+    } catch (e) {
+      if (isConnectionError(e)) await this.dropConnection().catch(() => undefined);
+    }
   }
 
   write(batch: ChangeBatch): void {
@@ -245,7 +284,11 @@ export class PostgresSinkWriter implements SinkWriter {
    * committed, so that a restored job can commit them if the crash came before the commit.
    */
   async preCommit(checkpointId: number): Promise<Json> {
-    if (this.progress === null) return null;
+    if (this.progress === null) {
+      // At-least-once: the barrier's flush wrote everything before it; count after it.
+      this.queueCount();
+      return null;
+    }
     if (this.failure) throw this.failure;
     const changes = this.takeBuffer();
     if (changes !== null) {
@@ -293,6 +336,8 @@ export class PostgresSinkWriter implements SinkWriter {
     await this.chain;
     if (this.failure) throw this.failure;
     this.staged = this.staged.filter((s) => s.epoch.id > checkpointId);
+    // Counted behind the commit, not awaited: the commit's latency is the transaction's.
+    this.queueCount();
   }
 
   /** Waits for queued flushes and disconnects; changes buffered since the last flush are dropped (the job flushes before a normal close). */
@@ -366,6 +411,7 @@ export class PostgresSinkWriter implements SinkWriter {
       }
     }
     metrics.set("flushes", (metrics.get("flushes") ?? 0) + 1);
+    if (batch.kind !== "commit" && Date.now() - this.countedAt >= COUNT_EVERY_MS) this.queueCount();
     const counted = batch.kind === "commit" ? written.map((e) => e.changes) : [batch];
     for (const c of counted) {
       if (c.kind === "upsert") {
@@ -440,6 +486,9 @@ export class PostgresSinkWriter implements SinkWriter {
     );
   }
 }
+
+/** A flush counts the table's rows again when the last count is this old. */
+const COUNT_EVERY_MS = 10_000;
 
 /** An epoch as checkpoint JSON (rows through the state codec: bigint, bytes, …). */
 function encodeEpoch(e: Epoch): Json {
