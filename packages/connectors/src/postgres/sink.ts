@@ -103,9 +103,12 @@ export class PostgresSinkWriter implements SinkWriter {
   private staged: { readonly epoch: Epoch; readonly json: Json }[] = [];
   /** The quoted table name, for the row count. */
   private tableSql = "";
-  /** Rows in the table as last counted (`SELECT count(*)`), and when (Date.now ms). */
+  /** Rows in the table as last counted (`SELECT count(*)`), and when the next count may run. */
   private rows: number | null = null;
-  private countedAt = 0;
+  private nextCountAt = 0;
+  /** A count deferred by the throttle, due at `nextCountAt`. */
+  private countTimer: ReturnType<typeof setTimeout> | null = null;
+  private closed = false;
 
   constructor(
     private readonly node: SinkNode,
@@ -212,9 +215,11 @@ export class PostgresSinkWriter implements SinkWriter {
 
   /**
    * Rows in the target table as last counted: at open, at every checkpoint (after its flush, or
-   * after its commit when exactly-once), after a flush when the last count is 10 s old, and when
-   * the job's input ended. A `SELECT count(*)` in the writer's queue, so it sees the writes before
-   * it; other writers of the same table count too (it is what a reader of the table sees).
+   * after its commit when exactly-once), after flushes (at most once a second, and at most 1/20
+   * of the time: a count that takes 100 ms runs at most every 2 s; a flush within that time
+   * defers the count to its end), and when the job's input ended. A `SELECT count(*)` in the
+   * writer's queue, so it sees the writes before it; other writers of the same table count too
+   * (it is what a reader of the table sees).
    */
   tableRows(): number | null {
     return this.rows;
@@ -229,10 +234,25 @@ export class PostgresSinkWriter implements SinkWriter {
     this.chain = this.chain.then(() => this.count());
   }
 
+  /** After a flush: counts now, or when the throttle allows (one deferred count at a time). */
+  private countSoon(): void {
+    const wait = this.nextCountAt - Date.now();
+    if (wait <= 0) {
+      this.queueCount();
+      return;
+    }
+    if (this.countTimer !== null) return;
+    this.countTimer = setTimeout(() => {
+      this.countTimer = null;
+      this.queueCount();
+    }, wait);
+    this.countTimer.unref?.();
+  }
+
   /** Counts the table's rows; a failure keeps the last count (the writes report their own errors). */
   private async count(): Promise<void> {
-    if (this.failure || this.tableSql === "") return;
-    this.countedAt = Date.now();
+    if (this.failure || this.tableSql === "" || this.closed) return;
+    const t0 = Date.now();
     try {
       const r = await (await this.connection()).query(`SELECT count(*) FROM ${this.tableSql}`);
       const n = Number(r.rows[0]?.[0]);
@@ -240,6 +260,8 @@ export class PostgresSinkWriter implements SinkWriter {
     } catch (e) {
       if (isConnectionError(e)) await this.dropConnection().catch(() => undefined);
     }
+    const t1 = Date.now();
+    this.nextCountAt = t1 + Math.max(MIN_COUNT_INTERVAL_MS, 20 * (t1 - t0));
   }
 
   write(batch: ChangeBatch): void {
@@ -342,6 +364,9 @@ export class PostgresSinkWriter implements SinkWriter {
 
   /** Waits for queued flushes and disconnects; changes buffered since the last flush are dropped (the job flushes before a normal close). */
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.countTimer !== null) clearTimeout(this.countTimer);
+    this.countTimer = null;
     await this.chain;
     const conn = this.conn;
     this.conn = null;
@@ -411,7 +436,7 @@ export class PostgresSinkWriter implements SinkWriter {
       }
     }
     metrics.set("flushes", (metrics.get("flushes") ?? 0) + 1);
-    if (batch.kind !== "commit" && Date.now() - this.countedAt >= COUNT_EVERY_MS) this.queueCount();
+    if (batch.kind !== "commit") this.countSoon();
     const counted = batch.kind === "commit" ? written.map((e) => e.changes) : [batch];
     for (const c of counted) {
       if (c.kind === "upsert") {
@@ -487,8 +512,8 @@ export class PostgresSinkWriter implements SinkWriter {
   }
 }
 
-/** A flush counts the table's rows again when the last count is this old. */
-const COUNT_EVERY_MS = 10_000;
+/** The table's rows are counted after flushes at most this often. */
+const MIN_COUNT_INTERVAL_MS = 1000;
 
 /** An epoch as checkpoint JSON (rows through the state codec: bigint, bytes, …). */
 function encodeEpoch(e: Epoch): Json {
