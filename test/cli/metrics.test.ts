@@ -182,4 +182,52 @@ describe("the shell's jobs on the endpoint", () => {
       await engine.close();
     }
   });
+
+  it("SET 'weir.ui.port' serves the job page of the background jobs, listed by SHOW JOBS's id", async () => {
+    const err: string[] = [];
+    const engine = new Engine({
+      cwd: process.cwd(),
+      out: { out: () => undefined, err: (l) => err.push(l) },
+    });
+    const sql = `SET 'weir.ui.port' = '0';
+      CREATE TABLE ticks (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '50');
+      CREATE TABLE sink (n BIGINT) WITH ('connector' = 'blackhole');
+      INSERT INTO sink SELECT n FROM ticks;`;
+    const parsed = parse(sql);
+    let dag: PhysicalDag | undefined;
+    for (const stmt of parsed.statements) {
+      const bound = engine.bindOne(stmt, sql, "shell");
+      if (bound?.kind === "insert")
+        dag = engine.tryPlan(
+          [{ kind: "table", table: bound.insert.sink, plan: bound.insert.plan, span: bound.insert.span }],
+          sql,
+          "shell",
+        );
+    }
+    const jobs = new JobManager((d, hooks) => engine.runDag(d, hooks));
+    const info = jobs.submit(dag!, "insert-into_sink");
+    try {
+      type State = { jobs: { id: string; status: string; nodes: { kind: string; recordsOut: number }[] }[] };
+      let state: State | null = null;
+      for (;;) {
+        const line = err.find((l) => l.startsWith("weir: job page at "));
+        if (line !== undefined) {
+          const url = line.slice("weir: job page at ".length);
+          state = (await (await fetch(`${url}api/jobs`)).json()) as State;
+          if ((state.jobs[0]?.nodes[0]?.recordsOut ?? 0) > 0) {
+            const html = await (await fetch(url)).text();
+            expect(html).toContain("<title>Weir jobs</title>");
+            break;
+          }
+        }
+        if (info.state !== "RUNNING") throw new Error(`the job ended: ${info.state} ${info.error ?? ""}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(state.jobs.map((j) => [j.id, j.status])).toEqual([[info.id, "running"]]);
+      expect(state.jobs[0]!.nodes.map((n) => n.kind)).toEqual(["source", "sink"]);
+    } finally {
+      await jobs.stopAll();
+      await engine.close();
+    }
+  });
 });

@@ -47,6 +47,8 @@ Commands:
       --sample-memory[=N]   record heap (after a full GC) and RSS every N events of the measured
                             run (default N = events/10); slows the run
       --rate=N              events per second of event time (default: the query's, 10M)
+      --metrics             serve /metrics and the job page and fetch both every second while
+                            the queries run (what observability costs)
       --json                print the results as JSON
   help, --help, -h          show this text (also after a command: weir run --help)
   --version                 print the version
@@ -59,7 +61,7 @@ const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
   run: ["dry-run", "json", "max-runtime", "serve", "restore", "from-savepoint", "metrics-port", "ui"],
   explain: ["changelog-mode", "all"],
   check: ["strict", "json"],
-  bench: ["query", "events", "warmup", "sample-memory", "rate", "json"],
+  bench: ["query", "events", "warmup", "sample-memory", "rate", "metrics", "json"],
   repl: ["i", "f"],
   "": ["i", "f", "version"],
   help: [],

@@ -95,6 +95,11 @@ export interface BenchOptions {
   readonly sampleMemoryEvery?: number;
   /** Events per second of event time (the queries' own `'first-event.rate'` when absent). */
   readonly rate?: number;
+  /**
+   * Serve `/metrics` and the job page (free ports) and fetch both once a second while the query
+   * runs, as Prometheus and an open job page would (`--metrics`): the cost of observability.
+   */
+  readonly metrics?: boolean;
 }
 
 /** The checkout's root: the working directory if it has `sql/nexmark/`, else the one this module is built in. */
@@ -152,19 +157,61 @@ export function withEvents(dag: PhysicalDag, events: number, rate?: number): Phy
 
 /** Runs one query: a warm-up, then the measured run. */
 export async function benchQuery(query: string, options: BenchOptions, out: Output): Promise<BenchResult> {
-  const dag = planNexmarkQuery(query, options.root, out);
-  const engine = new Engine({ cwd: options.root, out });
+  const planned = planNexmarkQuery(query, options.root, out);
+  const dag: PhysicalDag = options.metrics
+    ? { ...planned, settings: { ...planned.settings, "weir.metrics.port": "0", "weir.ui.port": "0" } }
+    : planned;
+  // The endpoints' address lines are not the bench's output.
+  const engine = new Engine({
+    cwd: options.root,
+    out: options.metrics ? { ...out, err: () => undefined } : out,
+  });
   const run = async (events: number, sampler?: MemorySampler): Promise<number> => {
-    const result = await engine.runDag(withEvents(dag, events, options.rate), {
-      onProgress: (m) => {
-        sampleRss();
-        sampler?.onProgress(m);
-      },
-    });
+    const scraper = options.metrics ? scrapeEverySecond(engine) : null;
+    let result: Awaited<ReturnType<Engine["runDag"]>>;
+    try {
+      result = await engine.runDag(withEvents(dag, events, options.rate), {
+        onProgress: (m) => {
+          sampleRss();
+          sampler?.onProgress(m);
+        },
+      });
+    } finally {
+      await scraper?.stop();
+    }
     let outputs = 0;
     for (const s of Object.values(result.metrics.sinks)) outputs += s.recordsWritten;
     return outputs;
   };
+  try {
+    return await benchRuns(query, options, run);
+  } finally {
+    await engine.close();
+  }
+}
+
+/** Fetches `/metrics` and the job page's `/api/jobs` once a second (once both serve). */
+function scrapeEverySecond(engine: Engine): { stop(): Promise<void> } {
+  let inflight: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    const urls = [engine.metrics.url, engine.metrics.uiUrl && `${engine.metrics.uiUrl}api/jobs`];
+    inflight = Promise.all(urls.map((u) => (u ? fetch(u).then((r) => r.text()) : undefined))).catch(
+      () => undefined,
+    );
+  }, 1000);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await inflight;
+    },
+  };
+}
+
+async function benchRuns(
+  query: string,
+  options: BenchOptions,
+  run: (events: number, sampler?: MemorySampler) => Promise<number>,
+): Promise<BenchResult> {
   if (options.warmupEvents > 0) await run(options.warmupEvents);
   const every = options.sampleMemoryEvery;
   if (every === undefined) return measure(query, options.events, () => run(options.events));

@@ -12,12 +12,13 @@ import type { Output } from "../output.js";
 const DEFAULT_EVENTS = 1_000_000;
 
 /**
- * `weir bench nexmark [--query q0,q5 | all] [--events N] [--warmup N] [--sample-memory[=N]] [--json]`:
+ * `weir bench nexmark [--query q0,q5 | all] [--events N] [--warmup N] [--sample-memory[=N]] [--metrics] [--json]`:
  * runs each query of `sql/nexmark/` into a blackhole sink after a warm-up and reports events/s,
  * events/s per core (process CPU time, generator included) and peak memory; q0 also runs its
  * plain-JavaScript ceiling. `--sample-memory` also records heap (after a full GC) and RSS every
  * N events of the measured run (default: a tenth of `--events`); `--rate=N` sets the generator's
- * events per second of event time (default: the query's own, 10,000,000). Exit code 0; 1 for bad arguments; 2 when a query failed (the others still run).
+ * events per second of event time (default: the query's own, 10,000,000). `--metrics` serves
+ * `/metrics` and the job page and fetches both every second during the runs. Exit code 0; 1 for bad arguments; 2 when a query failed (the others still run).
  */
 export async function benchCommand(cmd: CommandLine, out: Output): Promise<number> {
   const suite = cmd.positionals[0];
@@ -44,6 +45,7 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
     root: defaultBenchRoot(process.cwd()),
     ...(sampleMemoryEvery !== undefined ? { sampleMemoryEvery } : {}),
     ...(rate !== undefined ? { rate } : {}),
+    ...(cmd.flags.has("metrics") ? { metrics: true } : {}),
   };
   const results: BenchResult[] = [];
   const failed: string[] = [];

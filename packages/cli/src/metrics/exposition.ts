@@ -438,8 +438,13 @@ export class MetricsExposition {
 
   /** The exposition text; every job's alarms and late ratios are evaluated first. */
   text(): Promise<string> {
-    for (const m of this.monitors) m.evaluate();
-    return this.registry.metrics();
+    // prom-client calls every metric's collect synchronously within metrics(): each job's
+    // metrics are read once per scrape, not once per metric family.
+    const all = [...this.monitors];
+    for (const m of all) m.evaluate();
+    const collect = (i: number): Promise<string> =>
+      i === all.length ? this.registry.metrics() : all[i]!.frozenWhile(() => collect(i + 1));
+    return collect(0);
   }
 }
 

@@ -91,8 +91,28 @@ export class JobMonitor {
     return this.job.jobId;
   }
 
+  /** While frozen (one scrape, one page state): the job's metrics and sources, read once. */
+  private frozen: { metrics?: JobMetrics; sources?: SourceSnapshot[] } | null = null;
+
   metrics(): JobMetrics {
-    return this.job.metrics();
+    const f = this.frozen;
+    if (f === null) return this.job.metrics();
+    f.metrics ??= this.job.metrics();
+    return f.metrics;
+  }
+
+  /**
+   * Runs `f` with the job's metrics and source snapshots read at most once (a scrape reads them
+   * for every metric family). Nothing else runs on the job's thread meanwhile, so they stay current.
+   */
+  frozenWhile<T>(f: () => T): T {
+    if (this.frozen !== null) return f();
+    this.frozen = {};
+    try {
+      return f();
+    } finally {
+      this.frozen = null;
+    }
   }
 
   /** Job-level counters of the coordinator (`job.numberOfCompletedCheckpoints`, ...). */
@@ -101,6 +121,13 @@ export class JobMonitor {
   }
 
   sources(): SourceSnapshot[] {
+    const f = this.frozen;
+    if (f === null) return this.readSources();
+    f.sources ??= this.readSources();
+    return f.sources;
+  }
+
+  private readSources(): SourceSnapshot[] {
     const out: SourceSnapshot[] = [];
     for (const s of this.job.graph.sources()) {
       const lag = s.task.reader.lag?.() ?? {};
@@ -247,6 +274,10 @@ export class JobMonitor {
    * a newly firing alarm prints one `WEIR-ALARM raised` line, a cleared one `WEIR-ALARM cleared`.
    */
   evaluate(): void {
+    this.frozenWhile(() => this.evaluateNow());
+  }
+
+  private evaluateNow(): void {
     const now = this.now();
     const t = this.thresholds;
     const m = this.metrics();

@@ -102,7 +102,11 @@ export function pageState(entries: readonly PageEntry[], now = Date.now()): Page
   return { now, jobs: entries.map((e) => pageJob(e, now)) };
 }
 
-function pageJob({ monitor: m, status, error }: PageEntry, now: number): PageJob {
+function pageJob(entry: PageEntry, now: number): PageJob {
+  return entry.monitor.frozenWhile(() => readJob(entry, now));
+}
+
+function readJob({ monitor: m, status, error }: PageEntry, now: number): PageJob {
   const metrics = m.metrics();
   const history = m.history;
   const last = history.at(-1);

@@ -53,10 +53,10 @@ export class LatencyHistogram {
   }
 }
 
-/** Buckets per doubling of {@link EventTimeLagSketch}: a quantile is within 2^(1/8) − 1 ≈ 9 %. */
-const PER_OCTAVE = 4;
-/** 2^(256/4) ms: every lag there is. */
-const LAG_BUCKETS = 256;
+/** Buckets per doubling of {@link EventTimeLagSketch}: a quantile is within √(9/8) − 1 ≈ 6 %. */
+const PER_OCTAVE = 8;
+/** Up to 2^41 ms (70 years); the last bucket holds anything larger. */
+const LAG_BUCKETS = 1 + 41 * PER_OCTAVE;
 /** The sketch rotates its two halves this often: quantiles cover the last 30 to 60 s. */
 export const LAG_WINDOW_MS = 30_000;
 
@@ -71,9 +71,9 @@ export interface LagQuantiles {
 
 /**
  * The distribution of processing time − event time of the rows reaching a sink, over the last
- * 30–60 s: log-scale buckets (4 per doubling, so a quantile is within ≈ 9 %), in two halves that
- * rotate every {@link LAG_WINDOW_MS}. Per row: a read, a subtraction, a log and an increment; no
- * allocation. Only inserts and update-afters count (a retraction's time is an old row's).
+ * 30–60 s: log-scale buckets (8 per doubling, so a quantile is within ≈ 6 %), in two halves that
+ * rotate every {@link LAG_WINDOW_MS}. Per row: a read, a subtraction, a few integer operations
+ * ({@link lagBucket}) and an increment; no allocation, no floating-point log. Only inserts and update-afters count (a retraction's time is an old row's).
  */
 export class EventTimeLagSketch {
   private current = new Float64Array(LAG_BUCKETS);
@@ -103,9 +103,7 @@ export class EventTimeLagSketch {
       if (op !== 0 && op !== 2) continue;
       const t = rows[i]![col];
       if (typeof t !== "number") continue;
-      const lag = now - t;
-      const k = lag < 1 ? 0 : Math.min(LAG_BUCKETS - 1, 1 + Math.floor(Math.log2(lag) * PER_OCTAVE));
-      b[k]!++;
+      b[lagBucket(now - t)]!++;
       n++;
     }
     this.currentCount += n;
@@ -140,8 +138,30 @@ export class EventTimeLagSketch {
   }
 }
 
+/**
+ * The bucket of a lag in ms, in integer arithmetic: 0 below 1 ms, else 1 + 8·e + m where 2^e is
+ * the lag's leading power of two and m the three bits after it (the eighth of the doubling).
+ * Lags of 2^31 ms (25 days) and more are bucketed in units of 1024 ms, up to 2^41 ms (70 years).
+ */
+export function lagBucket(lag: number): number {
+  if (lag < 1) return 0;
+  let v = lag;
+  let shift = 0;
+  if (v >= 2147483648) {
+    v /= 1024;
+    shift = 10;
+    if (v >= 2147483648) return LAG_BUCKETS - 1;
+  }
+  const i = v | 0;
+  const e = 31 - Math.clz32(i);
+  const m = e >= 3 ? (i >>> (e - 3)) & 7 : (i << (3 - e)) & 7;
+  return 1 + (e + shift) * PER_OCTAVE + m;
+}
+
 /** A bucket's representative lag (ms): the geometric middle of its bounds; bucket 0 is < 1 ms. */
 function bucketValue(k: number): number {
   if (k === 0) return 0;
-  return 2 ** ((k - 1 + 0.5) / PER_OCTAVE);
+  const e = Math.floor((k - 1) / PER_OCTAVE);
+  const m = (k - 1) % PER_OCTAVE;
+  return 2 ** e * Math.sqrt((1 + m / PER_OCTAVE) * (1 + (m + 1) / PER_OCTAVE));
 }
