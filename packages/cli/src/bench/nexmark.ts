@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import { Agent, get as httpGet } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EventType, NexmarkGenerator, parseNexmarkConfig, writeNexmarkSideInput } from "@weir/connectors";
@@ -190,19 +191,31 @@ export async function benchQuery(query: string, options: BenchOptions, out: Outp
   }
 }
 
-/** Fetches `/metrics` and the job page's `/api/jobs` once a second (once both serve). */
+/**
+ * Fetches `/metrics` and the job page's `/api/jobs` once a second (once both serve), with
+ * node:http on a keep-alive agent: the scraper runs in the measured process, but in production
+ * it is another one (Prometheus, a browser), so its own cost is kept small.
+ */
 function scrapeEverySecond(engine: Engine): { stop(): Promise<void> } {
+  const agent = new Agent({ keepAlive: true });
+  const get = (url: string): Promise<void> =>
+    new Promise((resolve) => {
+      httpGet(url, { agent }, (res) => {
+        res.on("data", () => undefined);
+        res.on("end", resolve);
+        res.on("error", () => resolve());
+      }).on("error", () => resolve());
+    });
   let inflight: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     const urls = [engine.metrics.url, engine.metrics.uiUrl && `${engine.metrics.uiUrl}api/jobs`];
-    inflight = Promise.all(urls.map((u) => (u ? fetch(u).then((r) => r.text()) : undefined))).catch(
-      () => undefined,
-    );
+    inflight = Promise.all(urls.map((u) => (u ? get(u) : undefined)));
   }, 1000);
   return {
     async stop() {
       clearInterval(timer);
       await inflight;
+      agent.destroy();
     },
   };
 }
