@@ -4,9 +4,13 @@
 // 1. the per-row work: the event-time lag sketch at a sink, in CPU ns per row (5M rows);
 // 2. the per-request work: CPU ms of one /metrics scrape and one /api/jobs (the job page's JSON)
 //    of a running job (datagen → window aggregate → blackhole), as the server answers them.
-// `weir bench nexmark --metrics` measures the whole (with vs without); on a shared machine its
-// noise is larger than these costs, which is why they are measured here one by one.
+// 3. with `--nexmark q0` (or another query): the whole, in one process: 6 alternating runs of 2M
+//    events without and with metrics and the job page served and fetched every second (the
+//    same process keeps the JIT state alike for both), CPU seconds sorted.
+// `weir bench nexmark --metrics` measures the whole too (with vs without, one process each); on a
+// shared machine its noise is larger than these costs, which is why they are measured one by one.
 import { request } from "node:http";
+import { benchQuery, defaultBenchRoot } from "../../packages/cli/dist/bench/nexmark.js";
 import { Engine } from "../../packages/cli/dist/engine/engine.js";
 import { EventTimeLagSketch } from "../../packages/runtime/dist/job/latency.js";
 
@@ -86,4 +90,27 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   console.log(
     `/api/jobs (job page): ${median(pages).toFixed(2)} ms CPU (median of ${pages.length}, ${bytes.page} bytes)`,
   );
+}
+
+// 3. The whole, alternating in one process.
+const q = process.argv.indexOf("--nexmark");
+if (q >= 0) {
+  const query = process.argv[q + 1] ?? "q0";
+  const out = { out: () => undefined, err: () => undefined };
+  const root = defaultBenchRoot(process.cwd());
+  const cpu = { off: [], on: [] };
+  for (let i = 0; i < 6; i++)
+    for (const metrics of [false, true]) {
+      const r = await benchQuery(query, { events: 2_000_000, warmupEvents: 200_000, root, metrics }, out);
+      cpu[metrics ? "on" : "off"].push(r.cpuSeconds);
+    }
+  const sorted = (xs) => [...xs].sort((a, b) => a - b);
+  const mid = (xs) => (sorted(xs)[2] + sorted(xs)[3]) / 2;
+  for (const k of ["off", "on"])
+    console.log(
+      `${query} metrics ${k.padEnd(3)}: cpu s ${sorted(cpu[k])
+        .map((x) => x.toFixed(2))
+        .join(" ")} (median ${mid(cpu[k]).toFixed(3)})`,
+    );
+  console.log(`${query}: median with / without = ${((mid(cpu.on) / mid(cpu.off) - 1) * 100).toFixed(1)} %`);
 }
