@@ -134,6 +134,56 @@ describe("alarms", () => {
     expect(raised[0]).toMatch(/ \d+ checkpoints in a row failed \(threshold 2\)/);
     expect(hub.exposition.jobs).toBe(0);
   });
+
+  it("the job page lists aborted checkpoints and a failed job's error under recent errors", async () => {
+    /** Pre-commits that never settle (checkpoints time out), then a write that fails. */
+    class FailingWriter extends CollectWriter {
+      writes = 0;
+      override preCommit(): Promise<Json> {
+        return new Promise(() => undefined);
+      }
+      override write(batch: Parameters<CollectWriter["write"]>[0]): void {
+        if (++this.writes > 40) throw new Error("the sink's disk is full");
+        super.write(batch);
+      }
+    }
+    const hub = new MetricsHub(() => undefined);
+    let clock = 0;
+    await expect(
+      hub.run(dag, {
+        connectors: {
+          source: () => new MemReader({ ...clicks(), perPoll: 1, unbounded: true }),
+          sink: () => new FailingWriter([]),
+        },
+        cwd: ".",
+        now: () => clock++,
+        settings: { "execution.checkpointing.timeout": "20 ms", "weir.ui.port": "0" },
+        checkpoint: { intervalMs: 5 },
+      }),
+    ).rejects.toThrow("the sink's disk is full");
+    try {
+      type State = {
+        jobs: {
+          status: string;
+          error: string;
+          events: { kind: string; text: string }[];
+          checkpoints: { status: string }[];
+        }[];
+      };
+      const state = (await (await fetch(`${hub.uiUrl}api/jobs`)).json()) as State;
+      expect(state.jobs).toHaveLength(1);
+      const job = state.jobs[0]!;
+      expect(job.status).toBe("failed");
+      expect(job.error).toContain("the sink's disk is full");
+      expect(job.events.at(-1)).toEqual({ at: expect.any(Number), kind: "error", text: job.error });
+      expect(
+        job.events.some((e) => e.kind === "checkpoint" && /^checkpoint \d+ aborted: /.test(e.text)),
+      ).toBe(true);
+      expect(job.checkpoints.some((c) => c.status === "aborted")).toBe(true);
+    } finally {
+      await hub.stop();
+    }
+  });
 });
 
 describe("the shell's jobs on the endpoint", () => {
