@@ -9,6 +9,8 @@ echo "== install"
 $PNPM install --frozen-lockfile
 # The REPL tests (test/repl) drive the shell through a real terminal: tmux.
 command -v tmux >/dev/null || (apt-get update && apt-get install -y tmux)
+# The job page test (test/integration/job-page.test.ts) drives headless Chromium: Debian's package.
+command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 echo "== build and type-check"
 $PNPM exec tsc -b
 $PNPM exec tsc -p tsconfig.tests.json

@@ -134,6 +134,56 @@ describe("alarms", () => {
     expect(raised[0]).toMatch(/ \d+ checkpoints in a row failed \(threshold 2\)/);
     expect(hub.exposition.jobs).toBe(0);
   });
+
+  it("the job page lists aborted checkpoints and a failed job's error under recent errors", async () => {
+    /** Pre-commits that never settle (checkpoints time out), then a write that fails. */
+    class FailingWriter extends CollectWriter {
+      writes = 0;
+      override preCommit(): Promise<Json> {
+        return new Promise(() => undefined);
+      }
+      override write(batch: Parameters<CollectWriter["write"]>[0]): void {
+        if (++this.writes > 40) throw new Error("the sink's disk is full");
+        super.write(batch);
+      }
+    }
+    const hub = new MetricsHub(() => undefined);
+    let clock = 0;
+    await expect(
+      hub.run(dag, {
+        connectors: {
+          source: () => new MemReader({ ...clicks(), perPoll: 1, unbounded: true }),
+          sink: () => new FailingWriter([]),
+        },
+        cwd: ".",
+        now: () => clock++,
+        settings: { "execution.checkpointing.timeout": "20 ms", "weir.ui.port": "0" },
+        checkpoint: { intervalMs: 5 },
+      }),
+    ).rejects.toThrow("the sink's disk is full");
+    try {
+      type State = {
+        jobs: {
+          status: string;
+          error: string;
+          events: { kind: string; text: string }[];
+          checkpoints: { status: string }[];
+        }[];
+      };
+      const state = (await (await fetch(`${hub.uiUrl}api/jobs`)).json()) as State;
+      expect(state.jobs).toHaveLength(1);
+      const job = state.jobs[0]!;
+      expect(job.status).toBe("failed");
+      expect(job.error).toContain("the sink's disk is full");
+      expect(job.events.at(-1)).toEqual({ at: expect.any(Number), kind: "error", text: job.error });
+      expect(
+        job.events.some((e) => e.kind === "checkpoint" && /^checkpoint \d+ aborted: /.test(e.text)),
+      ).toBe(true);
+      expect(job.checkpoints.some((c) => c.status === "aborted")).toBe(true);
+    } finally {
+      await hub.stop();
+    }
+  });
 });
 
 describe("the shell's jobs on the endpoint", () => {
@@ -177,6 +227,54 @@ describe("the shell's jobs on the endpoint", () => {
         await new Promise((r) => setTimeout(r, 50));
       }
       expect(text).toContain(`weir_job_up{job="${info.id}"} 1`);
+    } finally {
+      await jobs.stopAll();
+      await engine.close();
+    }
+  });
+
+  it("SET 'weir.ui.port' serves the job page of the background jobs, listed by SHOW JOBS's id", async () => {
+    const err: string[] = [];
+    const engine = new Engine({
+      cwd: process.cwd(),
+      out: { out: () => undefined, err: (l) => err.push(l) },
+    });
+    const sql = `SET 'weir.ui.port' = '0';
+      CREATE TABLE ticks (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '50');
+      CREATE TABLE sink (n BIGINT) WITH ('connector' = 'blackhole');
+      INSERT INTO sink SELECT n FROM ticks;`;
+    const parsed = parse(sql);
+    let dag: PhysicalDag | undefined;
+    for (const stmt of parsed.statements) {
+      const bound = engine.bindOne(stmt, sql, "shell");
+      if (bound?.kind === "insert")
+        dag = engine.tryPlan(
+          [{ kind: "table", table: bound.insert.sink, plan: bound.insert.plan, span: bound.insert.span }],
+          sql,
+          "shell",
+        );
+    }
+    const jobs = new JobManager((d, hooks) => engine.runDag(d, hooks));
+    const info = jobs.submit(dag!, "insert-into_sink");
+    try {
+      type State = { jobs: { id: string; status: string; nodes: { kind: string; recordsOut: number }[] }[] };
+      let state: State | null = null;
+      for (;;) {
+        const line = err.find((l) => l.startsWith("weir: job page at "));
+        if (line !== undefined) {
+          const url = line.slice("weir: job page at ".length);
+          state = (await (await fetch(`${url}api/jobs`)).json()) as State;
+          if ((state.jobs[0]?.nodes[0]?.recordsOut ?? 0) > 0) {
+            const html = await (await fetch(url)).text();
+            expect(html).toContain("<title>Weir jobs</title>");
+            break;
+          }
+        }
+        if (info.state !== "RUNNING") throw new Error(`the job ended: ${info.state} ${info.error ?? ""}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(state.jobs.map((j) => [j.id, j.status])).toEqual([[info.id, "running"]]);
+      expect(state.jobs[0]!.nodes.map((n) => n.kind)).toEqual(["source", "sink"]);
     } finally {
       await jobs.stopAll();
       await engine.close();

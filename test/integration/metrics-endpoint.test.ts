@@ -6,8 +6,8 @@ import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Engine } from "../../packages/cli/src/engine/engine.js";
 import { brokers, KafkaFixture } from "./kafka-helpers.js";
+import { RunningScript, until, value } from "./metrics-helpers.js";
 import { PG_URL, PgFixture } from "./pg-helpers.js";
 
 const kafka = new KafkaFixture();
@@ -17,123 +17,9 @@ afterAll(async () => {
   await db.close();
 });
 
-interface Sample {
-  readonly name: string;
-  readonly labels: Record<string, string>;
-  readonly value: number;
-}
-
-/** The samples of a Prometheus text exposition (`# HELP`/`# TYPE` lines skipped). */
-function parseExposition(text: string): Sample[] {
-  const out: Sample[] = [];
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m) throw new Error(`not an exposition line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!;
-    out.push({ name: m[1]!, labels, value: Number(m[3]) });
-  }
-  return out;
-}
-
-/** The value of the one sample of `name` whose labels include `labels`, or undefined. */
-function value(
-  samples: readonly Sample[],
-  name: string,
-  labels: Record<string, string> = {},
-): number | undefined {
-  const found = samples.filter(
-    (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
-  );
-  if (found.length > 1) throw new Error(`${found.length} samples of ${name} match ${JSON.stringify(labels)}`);
-  return found[0]?.value;
-}
-
-/** A job run through the CLI's Engine in the background, stopped by `stop()` (as Ctrl-C). */
-class RunningScript {
-  readonly err: string[] = [];
-  private readonly controller = new AbortController();
-  readonly done: Promise<number>;
-
-  constructor(sql: string, cwd: string, settings: [string, string][], restore?: string) {
-    const engine = new Engine({
-      cwd,
-      out: { out: () => undefined, err: (l) => this.err.push(l) },
-      settings: [["weir.metrics.port", "0"], ...settings],
-    });
-    this.done = engine.runScript(sql, {
-      file: "metrics.sql",
-      signal: this.controller.signal,
-      ...(restore ? { restore } : {}),
-    });
-    this.done.then((code) => {
-      this.finished = code;
-    });
-  }
-
-  /** The endpoint's URL, from the line printed at start. */
-  async url(): Promise<string> {
-    return until("the metrics endpoint's address", () => {
-      const line = this.err.find((l) => l.startsWith("weir: metrics at "));
-      return line?.slice("weir: metrics at ".length);
-    });
-  }
-
-  async scrape(): Promise<Sample[]> {
-    const res = await fetch(await this.url());
-    expect(res.status).toBe(200);
-    expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
-    return parseExposition(await res.text());
-  }
-
-  /** Scrapes until `ok` holds of a scrape; returns that scrape. */
-  async scrapeUntil(what: string, ok: (s: Sample[]) => boolean): Promise<Sample[]> {
-    let last: Sample[] = [];
-    return until(
-      what,
-      async () => {
-        if (this.finished !== null)
-          throw new Error(`the job ended (exit ${this.finished}): ${this.err.join("\n")}`);
-        last = await this.scrape();
-        return ok(last) ? last : undefined;
-      },
-      () =>
-        `; the last scrape:\n${last
-          .filter((x) => x.name.startsWith("weir_"))
-          .map((x) => `${x.name}${JSON.stringify(x.labels)} ${x.value}`)
-          .join("\n")}\n${this.err.join("\n")}`,
-    );
-  }
-
-  finished: number | null = null;
-
-  async stop(): Promise<number> {
-    this.controller.abort();
-    const code = await this.done;
-    this.finished = code;
-    return code;
-  }
-}
-
-/** Polls `f` (every 50 ms) until it gives a value; fails after 60 s with what was awaited. */
-async function until<T>(
-  what: string,
-  f: () => T | undefined | Promise<T | undefined>,
-  detail: () => string = () => "",
-): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${detail()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 const customers = ["ann", "bob", "cid", "dan", "eve"];
 
-function script(topic: string, table: string): string {
+function script(topic: string, table: string, exactlyOnce = false): string {
   return `
     CREATE TABLE orders (customer STRING, amount INT, ts TIMESTAMP(3),
       WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
@@ -141,7 +27,7 @@ function script(topic: string, table: string): string {
       'scan.startup.mode' = 'earliest-offset', 'format' = 'json');
     CREATE TABLE totals (customer STRING, total INT, cnt BIGINT, PRIMARY KEY (customer) NOT ENFORCED) WITH (
       'connector' = 'postgres', 'url' = '${PG_URL}', 'table-name' = '${db.schema}.${table}',
-      'sink.create-table' = 'true', 'sink.buffer-flush.interval' = '50 ms');
+      'sink.create-table' = 'true', 'sink.buffer-flush.interval' = '50 ms'${exactlyOnce ? ", 'sink.delivery-guarantee' = 'exactly-once'" : ""});
     INSERT INTO totals SELECT customer, SUM(amount), COUNT(*) FROM orders GROUP BY customer;`;
 }
 
@@ -183,7 +69,8 @@ describe("the /metrics endpoint during a Kafka run", () => {
           value(s, "weir_kafka_consumer_lag_records", { topic, partition: "1" }) === 0 &&
           value(s, "weir_alarm_watermark_lag", { table: "orders" }) === 1 &&
           value(s, "weir_sink_changes_written_total", { table: "totals" }) === 77 &&
-          value(s, "weir_sink_rows_upserted_total", { table: "totals" })! >= customers.length,
+          value(s, "weir_sink_rows_upserted_total", { table: "totals" })! >= customers.length &&
+          value(s, "weir_sink_table_rows", { table: "totals" }) === customers.length,
       );
       const job = s.find((x) => x.name === "weir_job_up")!.labels.job!;
       expect(job).toMatch(/^[0-9a-f]{32}$/);
@@ -209,11 +96,30 @@ describe("the /metrics endpoint during a Kafka run", () => {
       expect(value(s, "weir_sink_rows_deleted_total", sink)).toBe(0);
       expect(value(s, "weir_sink_flushes_total", sink)).toBeGreaterThan(0);
       expect(await db.rows(`SELECT count(*) FROM ${db.schema}.stuck`)).toEqual([["5"]]);
+      // Seed 004's numbers named apart: 41 records read, 77 changes written, 5..41 rows upserted,
+      // and the rows now in the table: 5 (the sink counts them after its flushes).
+      expect(value(s, "weir_sink_table_rows", sink)).toBe(5);
+      // Every flush that wrote rows is timed: a Prometheus histogram with cumulative buckets.
+      const flushes = value(s, "weir_sink_flush_latency_seconds_count", sink)!;
+      expect(flushes).toBeGreaterThan(0);
+      expect(value(s, "weir_sink_flush_latency_seconds_bucket", { ...sink, le: "+Inf" })).toBe(flushes);
+      expect(
+        value(s, "weir_sink_flush_latency_seconds_bucket", { ...sink, le: "0.001" }),
+      ).toBeLessThanOrEqual(value(s, "weir_sink_flush_latency_seconds_bucket", { ...sink, le: "60" })!);
+      expect(value(s, "weir_sink_flush_latency_seconds_sum", sink)).toBeGreaterThan(0);
+      // An at-least-once sink commits nothing at checkpoints; the rows carry no event time.
+      expect(value(s, "weir_sink_commit_latency_seconds_count", sink)).toBeUndefined();
+      expect(value(s, "weir_sink_event_time_lag_seconds", { ...sink, quantile: "0.5" })).toBeUndefined();
       const agg = s.find(
         (x) => x.name === "weir_operator_records_in_total" && x.labels.kind === "group-aggregate",
       );
       expect(agg?.value).toBe(41);
       expect(value(s, "weir_operator_late_records_dropped_total", { job, task: agg!.labels.task! })).toBe(0);
+      expect(
+        value(s, "weir_operator_late_records_total", { job, task: agg!.labels.task!, policy: "dropped" }),
+      ).toBe(0);
+      // The group aggregate keeps one accumulator per customer.
+      expect(value(s, "weir_operator_state_keys", { job, task: agg!.labels.task! })).toBe(customers.length);
       expect(value(s, "weir_alarm_late_ratio", { job })).toBeUndefined();
       expect(value(s, "weir_checkpoints_failed_total", { job })).toBe(0);
       // The alarms are log lines too, with a stable prefix, once each.
@@ -271,8 +177,9 @@ describe("the /metrics endpoint during a Kafka run", () => {
         WITH ('connector' = 'kafka', 'topic' = '${topic}', 'properties.bootstrap.servers' = '${brokers()}',
           'scan.startup.mode' = 'earliest-offset', 'format' = 'json');
       CREATE TABLE totals (w TIMESTAMP(3), total INT) WITH ('connector' = 'blackhole');
-      INSERT INTO totals SELECT window_start, SUM(amount)
-        FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end;`,
+      INSERT INTO totals SELECT window_time, SUM(amount)
+        FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+        GROUP BY window_start, window_end, window_time;`,
       cwd,
       [["weir.alarm.late-ratio", "0.1"]],
     );
@@ -286,6 +193,18 @@ describe("the /metrics endpoint during a Kafka run", () => {
       expect(value(s, "weir_operator_late_records_dropped_total", op)).toBe(5);
       expect(value(s, "weir_operator_records_in_total", op)).toBe(15);
       expect(value(s, "weir_operator_late_ratio", op)).toBeCloseTo(5 / 15, 6);
+      expect(value(s, "weir_operator_late_records_total", { ...op, policy: "dropped" })).toBe(5);
+      // The fired windows' window_time is about a minute before now (the rows are from a minute
+      // ago): the event-time lag at the sink, by quantile, within the sketch's 9 %.
+      const at = await run.scrapeUntil("the event-time lag at the sink", (x) =>
+        x.some((y) => y.name === "weir_sink_event_time_lag_seconds"),
+      );
+      const q = (quantile: string) =>
+        value(at, "weir_sink_event_time_lag_seconds", { job: op.job, table: "totals", quantile })!;
+      expect(q("0.5")).toBeGreaterThan(45);
+      expect(q("0.5")).toBeLessThan(600);
+      expect(q("0.5")).toBeLessThanOrEqual(q("0.95"));
+      expect(q("0.95")).toBeLessThanOrEqual(q("0.99"));
       const raised = run.err.filter((l) => l.startsWith("WEIR-ALARM raised late_ratio "));
       expect(raised).toEqual([
         `WEIR-ALARM raised late_ratio job=${op.job} window-aggregate ${op.task}: 5 of 15 rows in the last minute were late (33.3 %, threshold 10.0 %); raise the watermark delay or allow lateness`,
@@ -304,8 +223,9 @@ describe("the /metrics endpoint during a Kafka run", () => {
       ["execution.checkpointing.interval", "100 ms"],
       ["execution.checkpointing.dir", "chk"],
     ];
-    const first = new RunningScript(script(topic, "restored"), cwd, settings);
+    const first = new RunningScript(script(topic, "restored", true), cwd, settings);
     let upserted = 0;
+    let commits = 0;
     let bytes = 0;
     let jobId = "";
     try {
@@ -316,10 +236,19 @@ describe("the /metrics endpoint during a Kafka run", () => {
       // A checkpoint triggered after all 30 were read carries the counts.
       const c0 = value(read, "weir_checkpoints_completed_total")!;
       const s = await first.scrapeUntil(
-        "a checkpoint after the 30 records",
-        (x) => value(x, "weir_checkpoints_completed_total")! > c0 + 1,
+        "a checkpoint after the 30 records, its commit counted in the table",
+        (x) =>
+          value(x, "weir_checkpoints_completed_total")! > c0 + 1 &&
+          value(x, "weir_sink_table_rows") === customers.length,
       );
       upserted = value(s, "weir_sink_rows_upserted_total")!;
+      // The exactly-once sink's commits are timed; alignment is 0 without a task of two inputs.
+      commits = value(s, "weir_sink_commit_latency_seconds_count")!;
+      expect(commits).toBeGreaterThan(0);
+      expect(value(s, "weir_checkpoint_alignment_seconds_total")).toBe(0);
+      expect(value(s, "weir_checkpoint_last_alignment_seconds")).toBe(0);
+      expect(value(s, "weir_checkpoint_last_duration_seconds")).toBeGreaterThan(0);
+      expect(value(s, "weir_operator_state_bytes", { kind: "group-aggregate" })).toBeGreaterThan(0);
       expect(upserted).toBeGreaterThanOrEqual(customers.length);
       expect(value(s, "weir_checkpoint_duration_seconds_total")).toBeGreaterThan(0);
       bytes = value(s, "weir_checkpoint_size_bytes")!;
@@ -336,7 +265,7 @@ describe("the /metrics endpoint during a Kafka run", () => {
     const keptBytes = readdirSync(kept).reduce((n, f) => n + statSync(join(kept, f)).size, 0);
     expect(Math.abs(bytes - keptBytes)).toBeLessThan(64);
     await kafka.produce(topic, recent(12, 30));
-    const second = new RunningScript(script(topic, "restored"), cwd, settings, "chk");
+    const second = new RunningScript(script(topic, "restored", true), cwd, settings, "chk");
     try {
       // 42 = 30 restored + the 12 new ones: a counter of this run only would say 12.
       const s = await second.scrapeUntil(
@@ -349,10 +278,13 @@ describe("the /metrics endpoint during a Kafka run", () => {
       );
       expect(agg?.value).toBe(42);
       expect(value(s, "weir_sink_changes_written_total")).toBeGreaterThanOrEqual(30 * 2 - customers.length);
-      await second.scrapeUntil(
+      const after = await second.scrapeUntil(
         "the new rows upserted on top of the restored count",
         (x) => value(x, "weir_sink_rows_upserted_total")! >= upserted + 1,
       );
+      // The commit-latency histogram continues the restored counts too.
+      expect(value(after, "weir_sink_commit_latency_seconds_count")).toBeGreaterThan(commits);
+      expect(value(after, "weir_sink_table_rows")).toBe(customers.length);
       // The table counts each of the 42 rows once: the restored run read only the 12 new ones
       // (its position and state came from the checkpoint), so 42 is the carried count plus 12.
       await until("every row counted once in the table", async () => {

@@ -28,6 +28,9 @@ const VALUE_FLAGS = new Set([
   "f",
 ]);
 
+/** Flags whose value is optional: taken when the next argument is a number (`--ui`, `--ui 8081`). */
+const OPTIONAL_NUMBER_FLAGS = new Set(["ui"]);
+
 export function parseCommandLine(argv: readonly string[]): CommandLine {
   const positionals: string[] = [];
   const flags = new Map<string, string | true>();
@@ -45,7 +48,13 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
       const name = eq >= 0 ? body.slice(0, eq) : body;
       let value: string | true = true;
       if (eq >= 0) value = body.slice(eq + 1);
-      else if (VALUE_FLAGS.has(name)) {
+      else if (OPTIONAL_NUMBER_FLAGS.has(name)) {
+        const next = argv[i + 1];
+        if (next !== undefined && /^\d+$/.test(next)) {
+          value = next;
+          i++;
+        }
+      } else if (VALUE_FLAGS.has(name)) {
         const next = argv[i + 1];
         if (next === undefined) throw new UsageError(`option --${name} needs a value`);
         value = next;

@@ -31,6 +31,8 @@ Commands:
                             'execution.checkpointing.savepoint-dir'
       --metrics-port N      serve Prometheus metrics at http://127.0.0.1:N/metrics while the job
                             runs (0: a free port, printed at start); see docs/observability.md
+      --ui [PORT]           serve the live job page at http://127.0.0.1:PORT/ while the job runs
+                            (default 8081; 0: a free port, printed at start)
   savepoint PID | JOB_ID    take a savepoint of a running weir run (its process id, or its job id:
                             the directory under the checkpoint directory), wait until it is
                             written and committed, print its path; exit 2 when it fails
@@ -54,6 +56,8 @@ Commands:
       --rate=N              events per second of event time (default: the query's, 10M)
       --set key=value       a setting; execution.checkpointing.interval=1s takes checkpoints and
                             reports their count, duration and size
+      --metrics             serve /metrics and the job page and fetch both every second while
+                            the queries run (what observability costs)
       --json                print the results as JSON
       --write-file PATH     write --events generated events to PATH as JSON lines and exit
       --from-file PATH      read the events from such a file (filesystem connector, json format);
@@ -67,11 +71,11 @@ Exit codes: 0 success, 1 SQL or validation errors, 2 runtime failures, 130 stopp
 /** The options each command takes (`--set` is handled by the parser and allowed everywhere). */
 const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
   parse: ["json"],
-  run: ["dry-run", "json", "max-runtime", "serve", "restore", "from-savepoint", "metrics-port"],
+  run: ["dry-run", "json", "max-runtime", "serve", "restore", "from-savepoint", "metrics-port", "ui"],
   explain: ["changelog-mode", "all"],
   check: ["strict", "json"],
   savepoint: ["dir", "stop", "timeout"],
-  bench: ["query", "events", "warmup", "sample-memory", "rate", "json", "write-file", "from-file"],
+  bench: ["query", "events", "warmup", "sample-memory", "rate", "metrics", "json", "write-file", "from-file"],
   repl: ["i", "f"],
   "": ["i", "f", "version"],
   help: [],

@@ -97,6 +97,14 @@ describe("command-line flags", () => {
     expect(a.flags.get("sample-memory")).toBe(true);
     expect(a.positionals).toEqual(["nexmark"]);
   });
+
+  it("--ui takes a port when one follows, and is a switch otherwise", async () => {
+    const { parseCommandLine } = await import("@weir/cli");
+    expect(parseCommandLine(["run", "--ui", "job.sql"]).flags.get("ui")).toBe(true);
+    expect(parseCommandLine(["run", "--ui", "job.sql"]).positionals).toEqual(["job.sql"]);
+    expect(parseCommandLine(["run", "job.sql", "--ui", "0"]).flags.get("ui")).toBe("0");
+    expect(parseCommandLine(["run", "job.sql", "--ui=9000"]).flags.get("ui")).toBe("9000");
+  });
 });
 
 describe("unknown options", () => {
@@ -105,7 +113,7 @@ describe("unknown options", () => {
     const r = await runWeir(["run", file, "--dryrun"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      "weir: unknown option --dryrun for 'weir run' (it takes: --dry-run, --json, --max-runtime, --serve, --restore, --from-savepoint, --metrics-port, --set key=value, --help)",
+      "weir: unknown option --dryrun for 'weir run' (it takes: --dry-run, --json, --max-runtime, --serve, --restore, --from-savepoint, --metrics-port, --ui, --set key=value, --help)",
     );
     expect((await runWeir(["explain", file, "--bogus"])).code).toBe(1);
     expect((await runWeir(["run", file, "--dry-run", "--set", "a=b"])).code).toBe(0);

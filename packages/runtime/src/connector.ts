@@ -124,6 +124,14 @@ export interface SinkWriter {
    * a final checkpoint when its input ends, so that the last epoch is committed too.
    */
   readonly transactional?: boolean;
+  /**
+   * The rows now in the sink's target table, as last counted by the sink (null: not counted
+   * yet). Only sinks that write a table a reader can count (Postgres) have it; see the sink's
+   * docs for when it counts.
+   */
+  tableRows?(): number | null;
+  /** Counts the rows in the target table now (the job calls it after the final flush). */
+  countTableRows?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,5 @@
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { Agent, get as httpGet } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -134,6 +135,11 @@ export interface BenchOptions {
    * one whole run over the file when `warmupEvents` > 0.
    */
   readonly fromFile?: string;
+  /**
+   * Serve `/metrics` and the job page (free ports) and fetch both once a second while the query
+   * runs, as Prometheus and an open job page would (`--metrics`): the cost of observability.
+   */
+  readonly metrics?: boolean;
 }
 
 /** The checkout's root: the working directory if it has `sql/nexmark/`, else the one this module is built in. */
@@ -231,40 +237,44 @@ export function withFile(dag: PhysicalDag, file: string): PhysicalDag {
 
 /** Runs one query: a warm-up, then the measured run. */
 export async function benchQuery(query: string, options: BenchOptions, out: Output): Promise<BenchResult> {
-  const dag = planNexmarkQuery(query, options.root, out, options.settings);
-  const engine = new Engine({ cwd: options.root, out });
+  const planned = planNexmarkQuery(query, options.root, out, options.settings);
+  const dag: PhysicalDag = options.metrics
+    ? { ...planned, settings: { ...planned.settings, "weir.metrics.port": "0", "weir.ui.port": "0" } }
+    : planned;
+  // The endpoints' address lines are not the bench's output.
+  const engine = new Engine({
+    cwd: options.root,
+    out: options.metrics ? { ...out, err: () => undefined } : out,
+  });
   const file = options.fromFile;
   const checkpointing = benchCheckpoints(dag);
   let stats: { durations: number[]; bytes: number[] } = { durations: [], bytes: [] };
   const run = async (events: number, sampler?: MemorySampler): Promise<number> => {
     stats = { durations: [], bytes: [] };
-    const planned = file === undefined ? withEvents(dag, events, options.rate) : withFile(dag, file);
-    const result = await engine.runDag(planned, {
-      ...(checkpointing ? checkpointing.options(stats) : {}),
-      onProgress: (m) => {
-        sampleRss();
-        sampler?.onProgress(m);
-      },
-    });
+    const input = file === undefined ? withEvents(dag, events, options.rate) : withFile(dag, file);
+    const scraper = options.metrics ? scrapeEverySecond(engine) : null;
+    let result: Awaited<ReturnType<Engine["runDag"]>>;
+    try {
+      result = await engine.runDag(input, {
+        ...(checkpointing ? checkpointing.options(stats) : {}),
+        onProgress: (m) => {
+          sampleRss();
+          sampler?.onProgress(m);
+        },
+      });
+    } finally {
+      await scraper?.stop();
+    }
     let outputs = 0;
     for (const s of Object.values(result.metrics.sinks)) outputs += s.recordsWritten;
     return outputs;
   };
   try {
-    if (options.warmupEvents > 0) await run(options.warmupEvents);
-    const every = options.sampleMemoryEvery;
-    let r: BenchResult;
-    if (every === undefined) r = await measure(query, options.events, () => run(options.events));
-    else {
-      const sampler = new MemorySampler(every);
-      sampler.sample(0);
-      r = await measure(query, options.events, () => run(options.events, sampler));
-      sampler.sample(options.events);
-      r = { ...r, memory: sampler.samples };
-    }
+    const r = await benchRuns(query, options, run);
     return checkpointing ? { ...r, checkpoints: summarise(stats) } : r;
   } finally {
     checkpointing?.cleanup();
+    await engine.close();
   }
 }
 
@@ -309,6 +319,35 @@ function benchCheckpoints(dag: PhysicalDag):
     },
     cleanup: () => {
       if (temp !== null) rmSync(temp, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Fetches `/metrics` and the job page's `/api/jobs` once a second (once both serve), with
+ * node:http on a keep-alive agent: the scraper runs in the measured process, but in production
+ * it is another one (Prometheus, a browser), so its own cost is kept small.
+ */
+function scrapeEverySecond(engine: Engine): { stop(): Promise<void> } {
+  const agent = new Agent({ keepAlive: true });
+  const get = (url: string): Promise<void> =>
+    new Promise((resolve) => {
+      httpGet(url, { agent }, (res) => {
+        res.on("data", () => undefined);
+        res.on("end", resolve);
+        res.on("error", () => resolve());
+      }).on("error", () => resolve());
+    });
+  let inflight: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    const urls = [engine.metrics.url, engine.metrics.uiUrl && `${engine.metrics.uiUrl}api/jobs`];
+    inflight = Promise.all(urls.map((u) => (u ? get(u) : undefined)));
+  }, 1000);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await inflight;
+      agent.destroy();
     },
   };
 }
@@ -429,6 +468,21 @@ export async function benchParseCeiling(options: BenchOptions & { fromFile: stri
   };
   if (options.warmupEvents > 0) await loop();
   return measure("json-parse-js", options.events, loop);
+}
+
+async function benchRuns(
+  query: string,
+  options: BenchOptions,
+  run: (events: number, sampler?: MemorySampler) => Promise<number>,
+): Promise<BenchResult> {
+  if (options.warmupEvents > 0) await run(options.warmupEvents);
+  const every = options.sampleMemoryEvery;
+  if (every === undefined) return measure(query, options.events, () => run(options.events));
+  const sampler = new MemorySampler(every);
+  sampler.sample(0);
+  const r = await measure(query, options.events, () => run(options.events, sampler));
+  sampler.sample(options.events);
+  return { ...r, memory: sampler.samples };
 }
 
 /**

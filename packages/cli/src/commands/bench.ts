@@ -17,7 +17,7 @@ import type { Output } from "../output.js";
 const DEFAULT_EVENTS = 1_000_000;
 
 /**
- * `weir bench nexmark [--query q0,q5 | all] [--events N] [--warmup N] [--sample-memory[=N]] [--set key=value]... [--json]`:
+ * `weir bench nexmark [--query q0,q5 | all] [--events N] [--warmup N] [--sample-memory[=N]] [--set key=value]... [--metrics] [--json]`:
  * runs each query of `sql/nexmark/` into a blackhole sink after a warm-up and reports events/s,
  * events/s per core (process CPU time, generator included) and peak memory; q0 also runs its
  * plain-JavaScript ceiling. `--sample-memory` also records heap (after a full GC) and RSS every
@@ -25,7 +25,8 @@ const DEFAULT_EVENTS = 1_000_000;
  * events per second of event time (default: the query's own, 10,000,000). `--set key=value`
  * applies settings before the query's own (e.g. `state.backend.type=rocksdb`);
  * `--set execution.checkpointing.interval=1s` takes checkpoints (into a temporary directory
- * unless `execution.checkpointing.dir` is set) and reports their count, duration and size. Exit
+ * unless `execution.checkpointing.dir` is set) and reports their count, duration and size. `--metrics` serves
+ * `/metrics` and the job page and fetches both every second during the runs. Exit
  * code 0; 1 for bad arguments; 2 when a query failed (the others still run).
  *
  * `--write-file PATH [--events N] [--rate N]` writes the generator's events as JSON lines and
@@ -83,6 +84,7 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
     ...(sampleMemoryEvery !== undefined ? { sampleMemoryEvery } : {}),
     ...(rate !== undefined ? { rate } : {}),
     settings: cmd.sets,
+    ...(cmd.flags.has("metrics") ? { metrics: true } : {}),
   };
   const results: BenchResult[] = [];
   const failed: string[] = [];

@@ -7,9 +7,12 @@ import { Engine } from "../engine/engine.js";
 import type { Output } from "../output.js";
 import { readSource } from "./parse.js";
 
+/** `--ui` without a port: Flink's web UI port. */
+const DEFAULT_UI_PORT = 8081;
+
 /**
  * `weir run FILE.sql [--set k=v]... [--dry-run] [--json] [--max-runtime 30s] [--serve]
- * [--restore PATH | --from-savepoint PATH] [--metrics-port N]`: executes a script (from a checkpoint with `--restore`,
+ * [--restore PATH | --from-savepoint PATH] [--metrics-port N] [--ui [PORT]]`: executes a script (from a checkpoint with `--restore`,
  * a savepoint with `--from-savepoint`); `--serve` keeps its materialised views served after the job ends, until Ctrl-C.
  * SIGUSR1 takes a savepoint of the running job into 'execution.checkpointing.savepoint-dir';
  * `weir savepoint` asks for one through the control socket (`control/socket.ts`).
@@ -54,6 +57,14 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
     const problem = checkSetting("weir.metrics.port", metricsPort);
     if (problem !== undefined) throw new UsageError(`--metrics-port ${metricsPort}: ${problem.message}`);
     settings.push(["weir.metrics.port", metricsPort]);
+  }
+  const ui = cmd.flags.get("ui");
+  if (ui !== undefined) {
+    // A bare --ui serves on Flink's web UI port.
+    const p = ui === true ? String(DEFAULT_UI_PORT) : ui;
+    const problem = checkSetting("weir.ui.port", p);
+    if (problem !== undefined) throw new UsageError(`--ui ${p}: ${problem.message}`);
+    settings.push(["weir.ui.port", p]);
   }
   const engine = new Engine({
     cwd: process.cwd(),

@@ -81,6 +81,7 @@ export function planCheckpoints(
 
 /** The bytes each checkpoint written by {@link checkpointJobOptions} takes on disk (for the metrics). */
 const storedBytes = new WeakMap<JobCheckpoint, number>();
+const storedStateBytes = new WeakMap<JobCheckpoint, { readonly [uid: string]: number }>();
 
 /** The size on disk (manifest and state files) of a checkpoint this process stored, if it did. */
 export function checkpointBytes(cp: JobCheckpoint): number | undefined {
@@ -97,6 +98,11 @@ function sharedBytesWritten(cp: JobCheckpoint): number {
     for (const f of oc.state.native?.files ?? [])
       if (new RegExp(`-${cp.checkpointId}-(base|delta)-[0-9a-f]+\\.state$`).test(f.file)) n += f.bytes;
   return n;
+}
+
+/** The bytes of each operator's state file (by task uid) of a checkpoint this process stored. */
+export function checkpointStateBytes(cp: JobCheckpoint): { readonly [uid: string]: number } | undefined {
+  return storedStateBytes.get(cp);
 }
 
 function directoryBytes(path: string): number {
@@ -187,8 +193,10 @@ export function checkpointJobOptions(
             intervalMs: plan.intervalMs,
             onCheckpoint: async (cp: JobCheckpoint) => {
               const stored = store?.write(cp);
-              if (stored !== undefined)
+              if (stored !== undefined) {
                 storedBytes.set(cp, directoryBytes(stored.path) + sharedBytesWritten(cp));
+                if (stored.stateBytes) storedStateBytes.set(cp, stored.stateBytes);
+              }
             },
             ...(savepoints
               ? {

@@ -34,7 +34,15 @@ export function formatSummary(metrics: JobMetrics, reason: JobResult["reason"] =
     );
   }
   for (const s of Object.values(metrics.sinks)) {
-    lines.push(`  sink ${s.table} (${s.connector}): ${s.recordsWritten} changes written`);
+    // Seed 004: changes received, rows the statements upserted/inserted/deleted and rows now in
+    // the table are different numbers, each named.
+    const c = s.counters;
+    const parts = [`${s.recordsWritten} changes written`];
+    if ((c.rowsUpserted ?? 0) > 0 || (c.rowsDeleted ?? 0) > 0)
+      parts.push(`${c.rowsUpserted ?? 0} rows upserted`, `${c.rowsDeleted ?? 0} deleted`);
+    if ((c.rowsInserted ?? 0) > 0) parts.push(`${c.rowsInserted} rows inserted`);
+    if (s.tableRows !== undefined) parts.push(`${s.tableRows} rows now in the table`);
+    lines.push(`  sink ${s.table} (${s.connector}): ${parts.join(", ")}`);
   }
   let late = 0;
   for (const [id, o] of Object.entries(metrics.operators)) {

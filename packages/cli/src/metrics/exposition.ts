@@ -1,5 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { CheckpointRecord } from "@weir/runtime";
+import { type HistogramJson, LATENCY_BUCKETS_MS } from "@weir/runtime";
 import { Counter, Gauge, Registry } from "prom-client";
 import type { AlarmName, JobMonitor } from "./monitor.js";
 
@@ -164,6 +166,48 @@ export class MetricsExposition {
       "Late rows the operator routed to a side-output table ('late.policy' = 'side-output').",
       (o) => o.lateRecordsRouted ?? 0,
     );
+    counter(
+      "weir_operator_late_records_total",
+      "Late rows of the operator by what became of them (cumulative across restores): 'dropped', or 'side-output' (routed to the 'late.side-output' table).",
+      [...opL, "policy"],
+      (set) =>
+        each((m, job) => {
+          for (const [id, o] of Object.entries(m.metrics().operators)) {
+            const labels = { job, task: m.taskName(id), kind: o.kind };
+            set({ ...labels, policy: "dropped" }, o.lateRecordsDropped);
+            set({ ...labels, policy: "side-output" }, o.lateRecordsRouted ?? 0);
+          }
+        })(),
+    );
+    const stateGauge = (
+      name: string,
+      help: string,
+      pick: (o: OpM, task: string, m: JobMonitor) => number | undefined,
+    ) =>
+      gauge(name, help, opL, (set) =>
+        each((m, job) => {
+          for (const [id, o] of Object.entries(m.metrics().operators)) {
+            const task = m.taskName(id);
+            const v = pick(o, task, m);
+            if (v !== undefined) set({ job, task, kind: o.kind }, v);
+          }
+        })(),
+      );
+    stateGauge(
+      "weir_operator_state_keys",
+      "Keys in the operator's keyed state tables (value, map, list) now.",
+      (o) => o.state?.keys,
+    );
+    stateGauge(
+      "weir_operator_state_time_entries",
+      "Entries of the operator's time-indexed state (window slices, buffered rows) and timers now.",
+      (o) => o.state?.timeEntries,
+    );
+    stateGauge(
+      "weir_operator_state_bytes",
+      "Size of the operator's state in the last completed checkpoint (its state file), bytes.",
+      (_o, task, m) => m.stateBytes.get(task),
+    );
     gauge(
       "weir_operator_late_ratio",
       "Late rows / rows in of the operator over the last minute.",
@@ -234,6 +278,55 @@ export class MetricsExposition {
       "Writes the sink retried after a transient error.",
       (s) => s.counters.retries,
     );
+    gauge(
+      "weir_sink_table_rows",
+      "Rows now in the sink's target table, as the sink last counted them (Postgres: SELECT count(*) at checkpoints).",
+      sinkL,
+      (set) =>
+        each((m, job) => {
+          for (const [id, s] of Object.entries(m.metrics().sinks))
+            if (s.tableRows !== undefined) set({ job, task: m.taskName(id), table: s.table }, s.tableRows);
+        })(),
+    );
+    gauge(
+      "weir_sink_event_time_lag_seconds",
+      "Processing time minus event time of the rows reaching the sink over the last 30-60 s, by quantile (0.5, 0.95, 0.99).",
+      [...sinkL, "quantile"],
+      (set) =>
+        each((m, job) => {
+          for (const [id, s] of Object.entries(m.metrics().sinks)) {
+            const q = s.eventTimeLag;
+            if (q === undefined) continue;
+            const l = { job, task: m.taskName(id), table: s.table };
+            set({ ...l, quantile: "0.5" }, q.p50 / 1000);
+            set({ ...l, quantile: "0.95" }, q.p95 / 1000);
+            set({ ...l, quantile: "0.99" }, q.p99 / 1000);
+          }
+        })(),
+    );
+    const sinkHistogram = (name: string, help: string, pick: (s: SinkM) => HistogramJson | undefined) =>
+      this.registry.registerMetric(
+        new CustomHistogram(name, help, () => {
+          const out: { labels: Record<string, string>; h: HistogramJson }[] = [];
+          for (const m of monitors)
+            for (const [id, s] of Object.entries(m.metrics().sinks)) {
+              const h = pick(s);
+              if (h !== undefined && h.count > 0)
+                out.push({ labels: { job: m.jobId, task: m.taskName(id), table: s.table }, h });
+            }
+          return out;
+        }) as never,
+      );
+    sinkHistogram(
+      "weir_sink_flush_latency_seconds",
+      "Duration of the sink's flushes that wrote rows (a Postgres transaction; a file write; a Kafka send), cumulative across restores.",
+      (s) => s.flushLatency,
+    );
+    sinkHistogram(
+      "weir_sink_commit_latency_seconds",
+      "Duration of the sink's commits of completed checkpoints (exactly-once sinks), cumulative across restores.",
+      (s) => s.commitLatency,
+    );
 
     const jobCounter = (name: string, help: string, key: string, scale = 1) =>
       counter(name, help, ["job"], (set) =>
@@ -268,6 +361,29 @@ export class MetricsExposition {
           const v = m.jobValues()["job.checkpointDurationMs"];
           if (v !== null && typeof v === "object" && v.count > 0) set({ job }, v.max / 1000);
         })(),
+    );
+    jobCounter(
+      "weir_checkpoint_alignment_seconds_total",
+      "Sum over the completed checkpoints of their longest barrier alignment (first to last barrier at a task with several inputs), seconds.",
+      "job.checkpointAlignmentMs",
+      1 / 1000,
+    );
+    const lastCheckpoint = (name: string, help: string, pick: (r: CheckpointRecord) => number) =>
+      gauge(name, help, ["job"], (set) =>
+        each((m, job) => {
+          const r = m.job.checkpointHistory.findLast((x) => x.status === "completed");
+          if (r !== undefined) set({ job }, pick(r));
+        })(),
+      );
+    lastCheckpoint(
+      "weir_checkpoint_last_duration_seconds",
+      "The last completed checkpoint's duration (trigger to commit), seconds.",
+      (r) => r.durationMs / 1000,
+    );
+    lastCheckpoint(
+      "weir_checkpoint_last_alignment_seconds",
+      "The last completed checkpoint's longest barrier alignment, seconds.",
+      (r) => r.alignmentMs / 1000,
     );
     gauge(
       "weir_checkpoint_size_bytes",
@@ -330,12 +446,48 @@ export class MetricsExposition {
 
   /** The exposition text; every job's alarms and late ratios are evaluated first. */
   text(): Promise<string> {
-    for (const m of this.monitors) m.evaluate();
-    return this.registry.metrics();
+    // prom-client calls every metric's collect synchronously within metrics(): each job's
+    // metrics are read once per scrape, not once per metric family.
+    const all = [...this.monitors];
+    for (const m of all) m.evaluate();
+    const collect = (i: number): Promise<string> =>
+      i === all.length ? this.registry.metrics() : all[i]!.frozenWhile(() => collect(i + 1));
+    return collect(0);
   }
 }
 
 type Setter = (labels: Record<string, string>, value: number) => void;
+
+/**
+ * A Prometheus histogram whose buckets are read at scrape time from the jobs' cumulative
+ * {@link HistogramJson}s (prom-client's Histogram can only observe, not be set). Registered with
+ * the registry as any metric: prom-client renders what `get` returns.
+ */
+class CustomHistogram {
+  readonly type = "histogram";
+  readonly aggregator = "sum";
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly read: () => { labels: Record<string, string>; h: HistogramJson }[],
+  ) {}
+
+  get(): { name: string; help: string; type: string; aggregator: string; values: unknown[] } {
+    const values: unknown[] = [];
+    for (const { labels, h } of this.read()) {
+      for (let i = 0; i < LATENCY_BUCKETS_MS.length; i++)
+        values.push({
+          metricName: `${this.name}_bucket`,
+          labels: { ...labels, le: String(LATENCY_BUCKETS_MS[i]! / 1000) },
+          value: h.buckets[i],
+        });
+      values.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: "+Inf" }, value: h.count });
+      values.push({ metricName: `${this.name}_sum`, labels, value: h.sum / 1000 });
+      values.push({ metricName: `${this.name}_count`, labels, value: h.count });
+    }
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+}
 type SourceM = ReturnType<JobMonitor["metrics"]>["sources"][string];
 type OpM = ReturnType<JobMonitor["metrics"]>["operators"][string];
 type SinkM = ReturnType<JobMonitor["metrics"]>["sinks"][string];

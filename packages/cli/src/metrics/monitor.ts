@@ -91,8 +91,28 @@ export class JobMonitor {
     return this.job.jobId;
   }
 
+  /** While frozen (one scrape, one page state): the job's metrics and sources, read once. */
+  private frozen: { metrics?: JobMetrics; sources?: SourceSnapshot[] } | null = null;
+
   metrics(): JobMetrics {
-    return this.job.metrics();
+    const f = this.frozen;
+    if (f === null) return this.job.metrics();
+    f.metrics ??= this.job.metrics();
+    return f.metrics;
+  }
+
+  /**
+   * Runs `f` with the job's metrics and source snapshots read at most once (a scrape reads them
+   * for every metric family). Nothing else runs on the job's thread meanwhile, so they stay current.
+   */
+  frozenWhile<T>(f: () => T): T {
+    if (this.frozen !== null) return f();
+    this.frozen = {};
+    try {
+      return f();
+    } finally {
+      this.frozen = null;
+    }
   }
 
   /** Job-level counters of the coordinator (`job.numberOfCompletedCheckpoints`, ...). */
@@ -101,6 +121,13 @@ export class JobMonitor {
   }
 
   sources(): SourceSnapshot[] {
+    const f = this.frozen;
+    if (f === null) return this.readSources();
+    f.sources ??= this.readSources();
+    return f.sources;
+  }
+
+  private readSources(): SourceSnapshot[] {
     const out: SourceSnapshot[] = [];
     for (const s of this.job.graph.sources()) {
       const lag = s.task.reader.lag?.() ?? {};
@@ -162,14 +189,74 @@ export class JobMonitor {
 
   /** The size on disk of the last completed checkpoint, when it was stored in a directory. */
   lastCheckpointBytes: number | null = null;
+  /** Bytes of each operator's state in the last completed checkpoint, by task name. */
+  readonly stateBytes = new Map<string, number>();
+  /** Bytes on disk of the completed checkpoints of this run, by id (the job page's history). */
+  readonly checkpointSizes = new Map<number, number>();
+  /** Recent alarm lines, aborted checkpoints and failures, oldest first (the job page's). */
+  readonly events: JobEvent[] = [];
+  /** About one sample a second over the last {@link HISTORY_MS} (the job page's charts). */
+  readonly history: HistorySample[] = [];
 
-  checkpointCompleted(bytes?: number): void {
+  checkpointCompleted(
+    bytes?: number,
+    stateBytes?: { readonly [uid: string]: number },
+    checkpointId?: number,
+  ): void {
     this.consecutiveCheckpointFailures = 0;
-    if (bytes !== undefined) this.lastCheckpointBytes = bytes;
+    if (bytes !== undefined) {
+      this.lastCheckpointBytes = bytes;
+      if (checkpointId !== undefined) {
+        this.checkpointSizes.set(checkpointId, bytes);
+        if (this.checkpointSizes.size > 100)
+          this.checkpointSizes.delete(this.checkpointSizes.keys().next().value!);
+      }
+    }
+    if (stateBytes !== undefined) {
+      this.stateBytes.clear();
+      for (const rt of this.job.graph.tasks) {
+        const b = stateBytes[this.job.taskUid(rt.node.id) ?? ""];
+        if (b !== undefined) this.stateBytes.set(rt.driver.metricGroup.scope, b);
+      }
+    }
   }
 
-  checkpointAborted(): void {
+  checkpointAborted(id?: number, reason?: string): void {
     this.consecutiveCheckpointFailures++;
+    if (id !== undefined)
+      this.event("checkpoint", `checkpoint ${id} aborted: ${reason ?? "not acknowledged in time"}`);
+  }
+
+  /** Records an event for the job page (errors, aborted checkpoints, alarm lines). */
+  event(kind: JobEvent["kind"], text: string): void {
+    this.events.push({ at: this.now(), kind, text });
+    if (this.events.length > MAX_EVENTS) this.events.shift();
+  }
+
+  /** Adds a history sample unless the last is under a second old; drops samples past {@link HISTORY_MS}. */
+  private sample(now: number, m: JobMetrics): void {
+    const last = this.history.at(-1);
+    if (last !== undefined && now - last.at < 900) return;
+    const sources: Record<string, HistorySample["sources"][string]> = {};
+    for (const s of this.sources()) {
+      let lag: number | null = null;
+      for (const x of s.splits) if (x.lag !== null) lag = (lag ?? 0) + x.lag;
+      const wm = m.sources[s.task.replace(/^source-/, "")]?.watermark ?? null;
+      sources[s.task] = {
+        read: m.sources[s.task.replace(/^source-/, "")]?.recordsRead ?? 0,
+        lag,
+        watermarkLagMs: wm !== null && Number.isFinite(wm) ? now - wm : null,
+      };
+    }
+    const operators: Record<string, HistorySample["operators"][string]> = {};
+    for (const [id, o] of Object.entries(m.operators)) {
+      const task = this.taskName(id);
+      operators[task] = { in: o.recordsIn, out: o.recordsOut, lateRatio: this.lateRatios.get(task) ?? 0 };
+    }
+    const sinks: Record<string, HistorySample["sinks"][string]> = {};
+    for (const [id, k] of Object.entries(m.sinks)) sinks[this.taskName(id)] = { written: k.recordsWritten };
+    this.history.push({ at: now, sources, operators, sinks });
+    while (this.history.length > 2 && now - this.history[0]!.at > HISTORY_MS) this.history.shift();
   }
 
   /** An operator's late rows / rows in over the last minute (0 without input in it). */
@@ -187,6 +274,10 @@ export class JobMonitor {
    * a newly firing alarm prints one `WEIR-ALARM raised` line, a cleared one `WEIR-ALARM cleared`.
    */
   evaluate(): void {
+    this.frozenWhile(() => this.evaluateNow());
+  }
+
+  private evaluateNow(): void {
     const now = this.now();
     const t = this.thresholds;
     const m = this.metrics();
@@ -247,14 +338,20 @@ export class JobMonitor {
         `${this.consecutiveCheckpointFailures} checkpoints in a row failed (threshold ${t.checkpointFailures}); see the checkpoint lines above for why`,
       );
     for (const [key, a] of found) {
-      if (!this.firing.has(key)) this.log(`${ALARM_PREFIX} raised ${a.name} job=${this.jobId} ${a.message}`);
+      if (this.firing.has(key)) continue;
+      const line = `${ALARM_PREFIX} raised ${a.name} job=${this.jobId} ${a.message}`;
+      this.log(line);
+      this.event("alarm", line);
     }
     for (const [key, a] of this.firing) {
-      if (!found.has(key))
-        this.log(`${ALARM_PREFIX} cleared ${a.name} job=${this.jobId} ${labelText(a.labels)}`.trimEnd());
+      if (found.has(key)) continue;
+      const line = `${ALARM_PREFIX} cleared ${a.name} job=${this.jobId} ${labelText(a.labels)}`.trimEnd();
+      this.log(line);
+      this.event("alarm", line);
     }
     this.firing.clear();
     for (const [k, a] of found) this.firing.set(k, a);
+    this.sample(now, m);
   }
 }
 
@@ -268,6 +365,33 @@ export interface ActiveAlarm {
 }
 
 const LATE_WINDOW_MS = 60_000;
+/** The job page's charts cover this much. */
+export const HISTORY_MS = 10 * 60_000;
+const MAX_EVENTS = 50;
+
+/** Something the job page lists under recent errors and events. */
+export interface JobEvent {
+  readonly at: number;
+  readonly kind: "alarm" | "checkpoint" | "error";
+  readonly text: string;
+}
+
+/** Cumulative counts and gauges at one moment, by task name (rates are differences of two). */
+export interface HistorySample {
+  readonly at: number;
+  readonly sources: {
+    readonly [task: string]: {
+      readonly read: number;
+      /** Consumer lag over all splits (Kafka), or null. */
+      readonly lag: number | null;
+      readonly watermarkLagMs: number | null;
+    };
+  };
+  readonly operators: {
+    readonly [task: string]: { readonly in: number; readonly out: number; readonly lateRatio: number };
+  };
+  readonly sinks: { readonly [task: string]: { readonly written: number } };
+}
 
 function labelText(labels: Readonly<Record<string, string>>): string {
   return Object.entries(labels)

@@ -103,6 +103,14 @@ export class PostgresSinkWriter implements SinkWriter {
   /** Exactly-once: the progress row (set at open), and the pre-committed epochs not yet committed. */
   private progress: SinkProgress | null = null;
   private staged: { readonly epoch: Epoch; readonly json: Json }[] = [];
+  /** The quoted table name, for the row count. */
+  private tableSql = "";
+  /** Rows in the table as last counted (`SELECT count(*)`), and when the next count may run. */
+  private rows: number | null = null;
+  private nextCountAt = 0;
+  /** A count deferred by the throttle, due at `nextCountAt`. */
+  private countTimer: ReturnType<typeof setTimeout> | null = null;
+  private closed = false;
 
   constructor(
     private readonly node: SinkNode,
@@ -211,6 +219,7 @@ export class PostgresSinkWriter implements SinkWriter {
     if (this.opts.createTable) await conn.query(createTableSql(this.opts.table, fields, this.key));
     const table = await bindTable(conn, this.opts.table, fields, this.key, true);
     this.tableName = table.display;
+    this.tableSql = table.sql;
     this.statements = new StatementBuilder(table, this.key, this.version, this.final);
     if (this.transactional) {
       this.progress = new SinkProgress(table.schema, ctx.jobId!, ctx.sinkId!);
@@ -229,6 +238,58 @@ export class PostgresSinkWriter implements SinkWriter {
       if (!ctx.metrics.has(m)) ctx.metrics.set(m, 0);
     }
     this.lastFlushAt = Date.now();
+    await this.count();
+  }
+
+  /**
+   * Rows in the target table as last counted: at open, at every checkpoint (after its flush, or
+   * after its commit when exactly-once), after flushes (at most once a second, and at most 1/20
+   * of the time: a count that takes 100 ms runs at most every 2 s; a flush within that time
+   * defers the count to its end), and when the job's input ended. A `SELECT count(*)` in the
+   * writer's queue, so it sees the writes before it; other writers of the same table count too
+   * (it is what a reader of the table sees).
+   */
+  tableRows(): number | null {
+    return this.rows;
+  }
+
+  async countTableRows(): Promise<void> {
+    this.queueCount();
+    await this.chain;
+  }
+
+  private queueCount(): void {
+    this.chain = this.chain.then(() => this.count());
+  }
+
+  /** After a flush: counts now, or when the throttle allows (one deferred count at a time). */
+  private countSoon(): void {
+    const wait = this.nextCountAt - Date.now();
+    if (wait <= 0) {
+      this.queueCount();
+      return;
+    }
+    if (this.countTimer !== null) return;
+    this.countTimer = setTimeout(() => {
+      this.countTimer = null;
+      this.queueCount();
+    }, wait);
+    this.countTimer.unref?.();
+  }
+
+  /** Counts the table's rows; a failure keeps the last count (the writes report their own errors). */
+  private async count(): Promise<void> {
+    if (this.failure || this.tableSql === "" || this.closed) return;
+    const t0 = Date.now();
+    try {
+      const r = await (await this.connection()).query(`SELECT count(*) FROM ${this.tableSql}`);
+      const n = Number(r.rows[0]?.[0]);
+      if (Number.isSafeInteger(n)) this.rows = n;
+    } catch (e) {
+      if (isConnectionError(e)) await this.dropConnection().catch(() => undefined);
+    }
+    const t1 = Date.now();
+    this.nextCountAt = t1 + Math.max(MIN_COUNT_INTERVAL_MS, 20 * (t1 - t0));
   }
 
   write(batch: ChangeBatch): void {
@@ -273,7 +334,11 @@ export class PostgresSinkWriter implements SinkWriter {
    * committed, so that a restored job can commit them if the crash came before the commit.
    */
   async preCommit(checkpointId: number): Promise<Json> {
-    if (this.progress === null) return null;
+    if (this.progress === null) {
+      // At-least-once: the barrier's flush wrote everything before it; count after it.
+      this.queueCount();
+      return null;
+    }
     if (this.failure) throw this.failure;
     const changes = this.takeBuffer();
     if (changes !== null) {
@@ -321,10 +386,15 @@ export class PostgresSinkWriter implements SinkWriter {
     await this.chain;
     if (this.failure) throw this.failure;
     this.staged = this.staged.filter((s) => s.epoch.id > checkpointId);
+    // Counted behind the commit, not awaited: the commit's latency is the transaction's.
+    this.queueCount();
   }
 
   /** Waits for queued flushes and disconnects; changes buffered since the last flush are dropped (the job flushes before a normal close). */
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.countTimer !== null) clearTimeout(this.countTimer);
+    this.countTimer = null;
     await this.chain;
     const conn = this.conn;
     this.conn = null;
@@ -394,6 +464,7 @@ export class PostgresSinkWriter implements SinkWriter {
       }
     }
     metrics.set("flushes", (metrics.get("flushes") ?? 0) + 1);
+    if (batch.kind !== "commit") this.countSoon();
     const counted = batch.kind === "commit" ? written.map((e) => e.changes) : [batch];
     for (const c of counted) {
       if (c.kind === "upsert") {
@@ -468,6 +539,9 @@ export class PostgresSinkWriter implements SinkWriter {
     );
   }
 }
+
+/** The table's rows are counted after flushes at most this often. */
+const MIN_COUNT_INTERVAL_MS = 1000;
 
 /** An epoch as checkpoint JSON (rows through the state codec: bigint, bytes, …). */
 function encodeEpoch(e: Epoch): Json {

@@ -127,6 +127,8 @@ const KNOWN: Readonly<Record<string, ValueCheck>> = {
   "weir.mv.port": port,
   "weir.metrics.port": port,
   "weir.metrics.host": nonEmptyHost,
+  "weir.ui.port": port,
+  "weir.ui.host": nonEmptyHost,
   "weir.alarm.watermark-lag": duration,
   "weir.alarm.late-ratio": ratio,
   "weir.alarm.checkpoint-failures": positiveInteger,

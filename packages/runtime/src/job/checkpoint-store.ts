@@ -30,6 +30,8 @@ export interface StoredCheckpoint {
   readonly path: string;
   /** When it was triggered (epoch ms; 0 when the manifest does not say). */
   readonly timestamp: number;
+  /** Bytes of each operator's state file, by task uid (set by `write` only). */
+  readonly stateBytes?: { readonly [uid: string]: number };
 }
 
 /**
@@ -111,7 +113,9 @@ export class CheckpointStore {
       if (old.id !== cp.checkpointId) rmSync(old.path, { recursive: true, force: true });
     }
     collectSharedFiles(jobDir);
-    return { id: cp.checkpointId, jobId: cp.jobId, path, timestamp: cp.timestamp };
+    const stateBytes: Record<string, number> = {};
+    for (const [node, o] of Object.entries(operators)) stateBytes[node] = o.state.bytes;
+    return { id: cp.checkpointId, jobId: cp.jobId, path, timestamp: cp.timestamp, stateBytes };
   }
 
   /** Complete checkpoints of `jobId` (default: of every job), oldest first. */

@@ -3,6 +3,7 @@ import type { ChangeBatch } from "../changelog.js";
 import type { SinkWriter, SinkWriterContext, SourceReader } from "../connector.js";
 import type { Json } from "../state/codec.js";
 import type { Task, TaskContext } from "../task.js";
+import { EventTimeLagSketch, LatencyHistogram } from "./latency.js";
 import type { SourceOperator } from "./source-operator.js";
 
 /** What a source contributes to a checkpoint (`Task.onBarrier`). */
@@ -90,6 +91,16 @@ export interface SinkOwnState {
  */
 export class SinkTask implements Task {
   readonly counters = new Map<string, number>();
+  /** Durations of the writer's flushes that had something to write (e.g. a Postgres transaction). */
+  readonly flushLatency = new LatencyHistogram();
+  /** Durations of the writer's commits of completed checkpoints (exactly-once sinks). */
+  readonly commitLatency = new LatencyHistogram();
+  /**
+   * Processing time − event time of the rows arriving here, when the job tracks it
+   * ({@link enableEventTimeLag}) and the input has an event-time column.
+   */
+  eventTimeLag: EventTimeLagSketch | null = null;
+  private now: () => number = Date.now;
   batchesSinceFlush = 0;
   private inflight: Promise<unknown> | null = null;
   private held: ChangeBatch[] = [];
@@ -109,6 +120,12 @@ export class SinkTask implements Task {
     private readonly cwd: string,
     private readonly collect: SinkWriterContext["collect"] | undefined,
   ) {}
+
+  /** Starts tracking event-time lag on input column `column` (the input's watermark column). */
+  enableEventTimeLag(column: number, now: () => number): void {
+    this.now = now;
+    this.eventTimeLag = new EventTimeLagSketch(column, now());
+  }
 
   async open(ctx: TaskContext): Promise<void> {
     await this.writer.open({
@@ -130,6 +147,7 @@ export class SinkTask implements Task {
   processBatch(_input: number, batch: ChangeBatch): void {
     this.rethrow();
     if (batch.length === 0) return;
+    if (this.eventTimeLag !== null) this.eventTimeLag.addBatch(batch, this.now());
     if (this.inflight !== null) {
       this.held.push(batch);
       return;
@@ -151,15 +169,25 @@ export class SinkTask implements Task {
   flush(): Promise<void> {
     return this.serial(async () => {
       this.rethrow();
-      await this.writer.flush();
-      this.batchesSinceFlush = 0;
+      await this.timedFlush();
     });
+  }
+
+  /** Flushes the writer, timing it when there was something to write. */
+  private async timedFlush(): Promise<void> {
+    if (this.batchesSinceFlush === 0) {
+      await this.writer.flush();
+      return;
+    }
+    const t0 = performance.now();
+    await this.writer.flush();
+    this.flushLatency.observe(performance.now() - t0);
+    this.batchesSinceFlush = 0;
   }
 
   onBarrier(checkpointId: number): Promise<Json> {
     return this.serial(async () => {
-      await this.writer.flush();
-      this.batchesSinceFlush = 0;
+      await this.timedFlush();
       const preCommitted = this.writer.preCommit ? await this.writer.preCommit(checkpointId) : null;
       this.pending.set(checkpointId, preCommitted);
       const own: SinkOwnState = { preCommitted };
@@ -170,7 +198,12 @@ export class SinkTask implements Task {
   async onCheckpointComplete(checkpointId: number, own: Json): Promise<void> {
     this.pending.delete(checkpointId);
     const pre = (own as unknown as SinkOwnState | null)?.preCommitted ?? null;
-    if (this.writer.commit) await this.serial(() => this.writer.commit!(checkpointId, pre));
+    if (!this.writer.commit) return;
+    await this.serial(async () => {
+      const t0 = performance.now();
+      await this.writer.commit!(checkpointId, pre);
+      if (pre !== null) this.commitLatency.observe(performance.now() - t0);
+    });
   }
 
   /**

@@ -70,6 +70,13 @@ export class TaskDriver<T extends Task = Task> {
   /** The last watermark forwarded downstream. */
   forwarded = NO_WATERMARK;
   finished = false;
+  /**
+   * The last checkpoint's barrier alignment at this task: the time from its first barrier on
+   * any input to the last (0 for a single input), in ms of `performance.now()`.
+   */
+  lastAlignment: { readonly id: number; readonly ms: number } | null = null;
+  /** When the first barrier of the alignment in progress arrived, and its id. */
+  private alignStart: { readonly id: number; readonly at: number } | null = null;
   private readonly ctx: TaskContext;
 
   constructor(
@@ -96,6 +103,9 @@ export class TaskDriver<T extends Task = Task> {
             {
               onMessage: (input, m) => this.onMessage(input, m),
               onCheckpoint: (id) => {
+                const start = this.alignStart;
+                this.lastAlignment = { id, ms: start?.id === id ? performance.now() - start.at : 0 };
+                this.alignStart = null;
                 this.acknowledge(id);
                 options.output(Message.barrier(id));
               },
@@ -192,6 +202,8 @@ export class TaskDriver<T extends Task = Task> {
 
   receive(input: number, message: Message): void {
     if (this.aligner === null) throw new Error(`${this.node.kind} (node ${this.node.id}) has no inputs`);
+    if (message.kind === "barrier" && this.aligner.inputCount > 1 && this.aligner.aligning === null)
+      this.alignStart = { id: message.checkpointId, at: performance.now() };
     this.aligner.receive(input, message);
   }
 

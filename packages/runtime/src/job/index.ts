@@ -5,5 +5,6 @@ export * from "./compat.js";
 export * from "./connector-tasks.js";
 export * from "./errors.js";
 export * from "./job.js";
+export * from "./latency.js";
 export * from "./metrics.js";
 export * from "./source-operator.js";

@@ -67,6 +67,11 @@ export interface JobOptions {
   onProgress?(metrics: JobMetrics): void;
   /** Rows asked of a source per poll; default 1024. */
   readonly pollBatchSize?: number;
+  /**
+   * Track each sink's event-time lag (processing time − the input's event-time column, per row
+   * that reaches the sink; see {@link EventTimeLagSketch}). The CLI sets it when metrics are served.
+   */
+  readonly trackEventTimeLag?: boolean;
 }
 
 /**
@@ -82,6 +87,24 @@ export interface SavepointRequest {
    */
   readonly stop?: boolean;
 }
+
+/** One checkpoint of this run, for the job page's history. */
+export interface CheckpointRecord {
+  readonly id: number;
+  /** When it was triggered (epoch ms of the job clock). */
+  readonly triggeredAt: number;
+  readonly status: "completed" | "aborted";
+  /** Trigger to commit (completed) or to the abort, in ms. */
+  readonly durationMs: number;
+  /** The longest barrier alignment of a task with several inputs (0 without such a task), ms. */
+  readonly alignmentMs: number;
+  readonly savepoint: boolean;
+  /** Why it was aborted. */
+  readonly reason?: string;
+}
+
+/** How many checkpoint records a job keeps. */
+const CHECKPOINT_HISTORY = 100;
 
 export interface JobResult {
   /**
@@ -160,6 +183,8 @@ export class Job {
   private running = false;
   /** A savepoint with `stop` was taken: the loop ends before its next poll. */
   private stopAfterSavepoint = false;
+  /** The last {@link CHECKPOINT_HISTORY} checkpoints of this run, oldest first. */
+  readonly checkpointHistory: CheckpointRecord[] = [];
 
   constructor(
     readonly dag: PhysicalDag,
@@ -188,6 +213,13 @@ export class Job {
         if (this.pending?.id === id) this.pending.acks.set(rt, ack);
       },
     };
+    if (options.trackEventTimeLag) {
+      for (const s of this.graph.sinks()) {
+        const input = this.graph.nodes.get(s.node.inputs[0] ?? -1)?.node;
+        const col = input?.watermarkColumn ?? null;
+        if (col !== null) s.task.enableEventTimeLag(col, this.now);
+      }
+    }
     for (const s of this.graph.sinks()) {
       const text = s.node.options["sink.buffer-flush.interval"];
       this.flushIntervals.set(
@@ -427,8 +459,18 @@ export class Job {
       state.completed++;
       state.lastCheckpoint = cp;
       state.lastEnd = this.now();
+      const alignmentMs = this.alignmentOf(p.id);
       this.jobMetrics.counter("numberOfCompletedCheckpoints").inc();
       this.jobMetrics.histogram("checkpointDurationMs").update(state.lastEnd - p.startedAt);
+      this.jobMetrics.histogram("checkpointAlignmentMs").update(alignmentMs);
+      this.record({
+        id: p.id,
+        triggeredAt: p.startedAt,
+        status: "completed",
+        durationMs: state.lastEnd - p.startedAt,
+        alignmentMs,
+        savepoint,
+      });
       return true;
     }
     const missing = [...p.acks.keys()].filter((rt) => !p.received.has(rt)).map((rt) => describeNode(rt.node));
@@ -438,8 +480,32 @@ export class Job {
     state.aborted++;
     state.lastEnd = this.now();
     this.jobMetrics.counter("numberOfFailedCheckpoints").inc();
+    this.record({
+      id: p.id,
+      triggeredAt: p.startedAt,
+      status: "aborted",
+      durationMs: state.lastEnd - p.startedAt,
+      alignmentMs: this.alignmentOf(p.id),
+      savepoint,
+      reason,
+    });
     opts?.onAborted?.(p.id, reason);
     return false;
+  }
+
+  /** The longest barrier alignment of checkpoint `id` over the tasks (ms). */
+  private alignmentOf(id: number): number {
+    let ms = 0;
+    for (const rt of this.graph.tasks) {
+      const a = rt.driver.lastAlignment;
+      if (a !== null && a.id === id && a.ms > ms) ms = a.ms;
+    }
+    return ms;
+  }
+
+  private record(r: CheckpointRecord): void {
+    this.checkpointHistory.push(r);
+    if (this.checkpointHistory.length > CHECKPOINT_HISTORY) this.checkpointHistory.shift();
   }
 
   /** The checkpoint of `id` from every task's acknowledgement. */
@@ -524,16 +590,24 @@ export class Job {
       };
     }
     for (const rt of this.graph.operators())
-      operators[rt.node.id] = { kind: rt.node.kind, ...rt.driver.metrics };
+      operators[rt.node.id] = { kind: rt.node.kind, ...rt.driver.metrics, state: rt.driver.state.stats() };
+    const now = this.now();
     for (const s of this.graph.sinks()) {
+      const t = s.task;
+      const rows = t.writer.tableRows?.() ?? null;
+      const lag = t.eventTimeLag?.quantiles(now) ?? null;
       sinks[s.node.id] = {
         table: s.node.table,
         connector: s.node.connector,
         recordsWritten: s.driver.metrics.recordsIn,
-        counters: Object.fromEntries(s.task.counters),
+        counters: Object.fromEntries(t.counters),
+        flushLatency: t.flushLatency.toJson(),
+        commitLatency: t.commitLatency.toJson(),
+        ...(rows !== null ? { tableRows: rows } : {}),
+        ...(lag !== null ? { eventTimeLag: lag } : {}),
       };
     }
-    return { durationMs: this.now() - this.startedAt, sources, operators, sinks };
+    return { durationMs: now - this.startedAt, sources, operators, sinks };
   }
 
   /**
@@ -623,6 +697,11 @@ export class Job {
         throw new Error(
           "the final checkpoint did not complete, so the exactly-once sinks did not commit their last epoch: run again with --restore to commit it",
         );
+    // What the tables hold at the end, for the summary (a count query of a Postgres sink).
+    for (const s of this.graph.sinks()) {
+      const w = s.task.writer;
+      if (w.countTableRows) await this.sinkCall(s, () => w.countTableRows!());
+    }
     return {
       reason,
       metrics: this.metrics(),
@@ -663,6 +742,11 @@ export class Job {
         checkpointDir,
         cwd: this.options.cwd,
       });
+  }
+
+  /** The stable id (checkpoint key) of node `nodeId`'s task. */
+  taskUid(nodeId: number): string | undefined {
+    return this.uids.get(nodeId);
   }
 
   /** The stable id of a task: what its checkpoint entries are keyed by. */
@@ -711,6 +795,8 @@ export class Job {
         // Counters are cumulative: what this run counted so far (e.g. in a restore) adds to them.
         const c = s.task.counters;
         for (const [k, v] of Object.entries(m.counters)) c.set(k, (c.get(k) ?? 0) + v);
+        if (m.flushLatency) s.task.flushLatency.add(m.flushLatency);
+        if (m.commitLatency) s.task.commitLatency.add(m.commitLatency);
       }
     }
     // A source that had ended before the checkpoint ends again now, without taking a poll's

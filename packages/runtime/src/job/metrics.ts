@@ -1,3 +1,5 @@
+import type { HistogramJson, LagQuantiles } from "./latency.js";
+
 /**
  * The run summary of a job. All counters are cumulative from the job's first start: a job restored
  * from a checkpoint continues the counts the checkpoint carries. Keys of the records are node ids.
@@ -31,6 +33,8 @@ export interface OperatorRunMetrics {
   readonly recordsOut: number;
   readonly lateRecordsDropped: number;
   readonly lateRecordsRouted?: number;
+  /** The operator's state now (a gauge, not carried across restores). */
+  readonly state?: { readonly keys: number; readonly timeEntries: number };
 }
 
 export interface SinkMetrics {
@@ -38,4 +42,15 @@ export interface SinkMetrics {
   readonly connector: string;
   readonly recordsWritten: number;
   readonly counters: { readonly [name: string]: number };
+  /** Durations of the flushes that wrote something (cumulative across restores). */
+  readonly flushLatency?: HistogramJson;
+  /** Durations of the commits of completed checkpoints (cumulative across restores). */
+  readonly commitLatency?: HistogramJson;
+  /**
+   * Rows now in the target table as the sink last counted them (Postgres), or absent. A gauge:
+   * unlike `recordsWritten` and the upsert/delete counters, it is what a reader of the table sees.
+   */
+  readonly tableRows?: number;
+  /** Processing time − event time of the rows reaching the sink over the last 30–60 s (ms). */
+  readonly eventTimeLag?: LagQuantiles;
 }

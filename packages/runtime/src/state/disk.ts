@@ -10,6 +10,7 @@ import type {
   StateBackend,
   StateOptions,
   StateSnapshot,
+  StateStats,
   TableSnapshot,
   TimeIndexedState,
   TimerService,
@@ -831,6 +832,17 @@ export class DiskStateBackend implements StateBackend {
       const t = this.tables.get(x[0])!;
       return t.kind === "timers" ? null : t.table;
     });
+  }
+
+  stats(): StateStats {
+    let keys = 0;
+    let timeEntries = 0;
+    for (const t of this.tables.values()) {
+      if (t.kind === "timers") timeEntries += t.timers.eventTime.size + t.timers.processingTime.size;
+      else if (t.kind === "time") timeEntries += t.table.index.size;
+      else keys += t.table.count;
+    }
+    return { keys, timeEntries };
   }
 
   private isEmpty(): boolean {

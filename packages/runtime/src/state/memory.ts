@@ -5,6 +5,7 @@ import type {
   StateBackend,
   StateOptions,
   StateSnapshot,
+  StateStats,
   TableSnapshot,
   TimeIndexedState,
   TimerService,
@@ -130,6 +131,17 @@ export class MemoryStateBackend implements StateBackend {
         removed += t.table.cleanup(budget - removed, now);
     }
     return removed;
+  }
+
+  stats(): StateStats {
+    let keys = 0;
+    let timeEntries = 0;
+    for (const t of this.tables.values()) {
+      if (t.kind === "time") timeEntries += t.buckets.size;
+      else if (t.kind === "timers") timeEntries += t.timers.eventTime.size + t.timers.processingTime.size;
+      else keys += t.table.data.size;
+    }
+    return { keys, timeEntries };
   }
 
   snapshot(): StateSnapshot {
