@@ -1,3 +1,4 @@
+import type { TableQuality } from "./catalog/quality.js";
 import type { Expr } from "./expr.js";
 import type { DataType } from "./types.js";
 
@@ -103,6 +104,12 @@ export interface SourceNode extends NodeBase {
   readonly primaryKey: readonly number[] | null;
   /** Only these output columns are needed downstream (projection push-down); null = all. */
   readonly projectedColumns: readonly number[] | null;
+  /**
+   * The table's `'quality.*'` rules (expressions over the output row). A row that breaks one
+   * goes to the `quarantine` side output (a sink node with `sideOutput` reads it), or is dropped
+   * and counted, or fails the job; it never moves the watermark.
+   */
+  readonly quality?: TableQuality;
 }
 
 export type SourceColumn =
@@ -342,4 +349,13 @@ export interface SinkNode extends NodeBase {
    * headers), never as fields of the value.
    */
   readonly metadataColumns?: readonly { readonly column: number; readonly key: string }[];
+  /**
+   * A side-output sink: its inputs' data on `channel` (rows of that channel's fixed schema, not
+   * their main output) is written here; `fields[i]` is the channel field written to table column
+   * i. Barriers, watermarks and `end` come from the inputs as for any sink.
+   */
+  readonly sideOutput?: { readonly channel: SideChannel; readonly fields: readonly number[] };
 }
+
+/** Side-output channels: `quarantine` carries {@link QUARANTINE_FIELDS} rows from a source. */
+export type SideChannel = "quarantine";

@@ -334,8 +334,13 @@ export class Engine {
     return this.planning(
       () =>
         span === undefined
-          ? optimize(targets, this.session.all())
-          : this.tooLarge(() => optimize(targets, this.session.all()), span, source, file),
+          ? optimize(targets, this.session.all(), (n) => this.catalog.getTable(n))
+          : this.tooLarge(
+              () => optimize(targets, this.session.all(), (n) => this.catalog.getTable(n)),
+              span,
+              source,
+              file,
+            ),
       source,
       file,
       span,

@@ -47,6 +47,10 @@ export class FilesystemSource implements SourceReader {
   private table = "";
   private formatName = "";
   private blankIsNoRecord = false;
+  /** Per returned row, its line and the line's text (`recordOrigins`); null when not asked for. */
+  private originAt: number[] | null = null;
+  private originRaw: string[] | null = null;
+  private onBadRecord: SourceReaderContext["onBadRecord"];
 
   async open(ctx: SourceReaderContext): Promise<void> {
     try {
@@ -60,6 +64,11 @@ export class FilesystemSource implements SourceReader {
     const { node } = ctx;
     this.table = node.table;
     this.metrics = ctx.metrics;
+    this.onBadRecord = ctx.onBadRecord;
+    if (ctx.recordOrigins) {
+      this.originAt = [];
+      this.originRaw = [];
+    }
     const physical: Field[] = [];
     const wanted = node.projectedColumns === null ? null : new Set(node.projectedColumns);
     const projection = new Set<number>();
@@ -121,7 +130,12 @@ export class FilesystemSource implements SourceReader {
         if (out.length >= maxRows) break;
       }
       if (out.length > 0) {
-        return { kind: "data", splits: [{ split: file.split, batch: out.finish() }] };
+        const batch = out.finish();
+        if (this.originAt === null) return { kind: "data", splits: [{ split: file.split, batch }] };
+        const origins = { at: this.originAt, raw: this.originRaw! };
+        this.originAt = [];
+        this.originRaw = [];
+        return { kind: "data", splits: [{ split: file.split, batch, origins }] };
       }
     }
     return { kind: "end" };
@@ -138,6 +152,7 @@ export class FilesystemSource implements SourceReader {
       this.decoder.decode(line, target);
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;
+      if (this.onBadRecord?.(file.split, lineNo, line, e.message)) return;
       if (this.decoder.ignoreParseErrors) {
         this.metrics.set("skippedRecords", (this.metrics.get("skippedRecords") ?? 0) + 1);
         return;
@@ -146,6 +161,13 @@ export class FilesystemSource implements SourceReader {
         table: this.table,
         hint: `to skip records that do not parse (and count them), set '${this.formatName}.ignore-parse-errors' = 'true' on table '${this.table}'`,
       });
+    }
+    if (this.originAt !== null) {
+      const produced = this.identity ? out.length - this.originAt.length : this.scratch.length;
+      for (let i = 0; i < produced; i++) {
+        this.originAt.push(lineNo);
+        this.originRaw!.push(line);
+      }
     }
     if (this.identity || this.scratch.length === 0) return;
     const decoded = this.scratch.finish();
@@ -160,6 +182,10 @@ export class FilesystemSource implements SourceReader {
       row[i] = typeof l === "number" ? decoded[l] : l(file);
     }
     return row;
+  }
+
+  describe(split: string, at: number | string): string {
+    return `file ${split} line ${at}`;
   }
 
   position(): Json {

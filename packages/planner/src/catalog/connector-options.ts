@@ -1,4 +1,5 @@
 import { parseDuration, parseMemorySize } from "./durations.js";
+import { QUALITY_CHECK_PREFIX, QUALITY_OPTIONS, QUALITY_PREFIX } from "./quality.js";
 import { redactUrl } from "./secrets.js";
 
 /**
@@ -446,8 +447,30 @@ export function validateOptions(
     }
   }
 
+  if (spec.source) for (const o of QUALITY_OPTIONS) known.set(o.key, o);
   for (const [key, value] of options) {
     if (key === "connector") continue;
+    if (spec.source && key.startsWith(QUALITY_CHECK_PREFIX)) {
+      const name = key.slice(QUALITY_CHECK_PREFIX.length);
+      if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name)) {
+        problems.push({
+          key,
+          at: "key",
+          message: `option '${key}': a check name is letters, digits, '_' and '-', starting with a letter`,
+        });
+      } else if (value.trim() === "") {
+        problems.push({ key, at: "value", message: `option '${key}': expected a SQL boolean expression` });
+      }
+      continue;
+    }
+    if (!spec.source && key.startsWith(QUALITY_PREFIX)) {
+      problems.push({
+        key,
+        at: "key",
+        message: `option '${key}': quality rules apply to sources, and connector '${spec.name}' can only be written to`,
+      });
+      continue;
+    }
     const o = known.get(key);
     if (!o) {
       if (spec.prefixes.some((p) => key.startsWith(p) && key.length > p.length)) continue;

@@ -1,4 +1,6 @@
 import type { CatalogTable } from "../catalog/catalog.js";
+import { validateOptions } from "../catalog/connector-options.js";
+import { QUARANTINE_FIELDS, quarantineTypeFits } from "../catalog/quality.js";
 import type { LogicalNode } from "../logical.js";
 import {
   type Field,
@@ -6,9 +8,10 @@ import {
   type PhysicalDag,
   type PhysicalNode,
   type SinkNode,
+  type SourceNode,
   type SourceSpan,
 } from "../physical.js";
-import { DagBuilder, isInsertOnly } from "./builder.js";
+import { DagBuilder, INSERT_ONLY, isInsertOnly } from "./builder.js";
 import { PlanError } from "./errors.js";
 import { nodeLabel } from "./explain.js";
 import { pushProjectionsIntoSources } from "./projection.js";
@@ -98,6 +101,8 @@ function at(span: SourceSpan | undefined): string {
 export function optimize(
   targets: readonly PlanTarget[],
   settings: Readonly<Record<string, string>>,
+  /** Looks up a table by name (the quarantine tables of `'quality.quarantine'`). */
+  resolveTable: (name: string) => CatalogTable | undefined = () => undefined,
 ): PhysicalDag {
   const b = new DagBuilder(settings);
   const t = new Translator(b);
@@ -167,5 +172,82 @@ export function optimize(
     });
     sinks.push(sink.id);
   }
+  sinks.push(...addQuarantineSinks(b, targets, resolveTable));
   return { version: PHYSICAL_DAG_VERSION, nodes: pushProjectionsIntoSources(b.nodes), sinks, settings };
+}
+
+/**
+ * One side-output sink per quarantine table, reading the `quarantine` channel of every scan of a
+ * table whose `'quality.quarantine'` names it. The table's columns are any of
+ * {@link QUARANTINE_FIELDS}, by name.
+ */
+function addQuarantineSinks(
+  b: DagBuilder,
+  targets: readonly PlanTarget[],
+  resolveTable: (name: string) => CatalogTable | undefined,
+): number[] {
+  const byTable = new Map<string, SourceNode[]>();
+  for (const n of b.nodes) {
+    const q = n.kind === "source" ? n.quality?.quarantine : undefined;
+    if (n.kind !== "source" || q === undefined || q === null) continue;
+    byTable.set(q, [...(byTable.get(q) ?? []), n]);
+  }
+  const ids: number[] = [];
+  for (const [name, sources] of byTable) {
+    const first = sources[0]!;
+    const table = resolveTable(name);
+    const where = `table '${first.table}' has 'quality.quarantine' = '${name}'`;
+    if (table === undefined) {
+      throw new PlanError(
+        `${where}, but there is no table '${name}'`,
+        first.span,
+        `declare the quarantine table before the job, e.g. CREATE TABLE ${name} (rule STRING, reason STRING, position STRING, raw STRING, event_time TIMESTAMP_LTZ(3)) WITH ('connector' = 'filesystem', 'path' = '${name}.jsonl', 'format' = 'json')`,
+      );
+    }
+    if (targets.some((t) => t.kind === "table" && t.table.name === table.name)) {
+      throw new PlanError(
+        `${where}, and the job also inserts into '${name}': a quarantine table takes only quarantined rows`,
+        first.span,
+        "use a table of its own for the quarantine",
+      );
+    }
+    const problems = validateOptions(new Map(Object.entries(table.options)), "sink");
+    if (problems.length > 0) throw new PlanError(`${where}: ${problems[0]!.message}`, table.span);
+    const { fields: columns } = writableColumns(table);
+    const fields = columns.map((c) => {
+      const f = QUARANTINE_FIELDS.findIndex((q) => q.name === c.name);
+      if (f < 0) {
+        throw new PlanError(
+          `quarantine table '${name}' has a column '${c.name}', which the quarantine does not fill`,
+          table.span,
+          `a quarantine table's columns are any of: ${QUARANTINE_FIELDS.map((q) => `${q.name} ${q.kind === "text" ? "STRING" : "TIMESTAMP_LTZ(3)"}`).join(", ")}`,
+        );
+      }
+      if (!quarantineTypeFits(QUARANTINE_FIELDS[f]!.kind, c.type)) {
+        throw new PlanError(
+          `quarantine table '${name}': column '${c.name}' must be ${QUARANTINE_FIELDS[f]!.kind === "text" ? "STRING" : "TIMESTAMP_LTZ(3)"}`,
+          table.span,
+        );
+      }
+      return f;
+    });
+    const sink = b.add<SinkNode>({
+      kind: "sink",
+      inputs: sources.map((s) => s.id),
+      schema: columns,
+      changelogMode: INSERT_ONLY,
+      streamKey: null,
+      watermarkColumn: null,
+      table: table.name,
+      connector: table.options.connector ?? "",
+      options: table.options,
+      tableSchema: columns,
+      primaryKey: null,
+      inputMode: INSERT_ONLY,
+      sideOutput: { channel: "quarantine", fields },
+      span: table.span,
+    });
+    ids.push(sink.id);
+  }
+  return ids;
 }

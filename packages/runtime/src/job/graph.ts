@@ -1,5 +1,12 @@
-import type { ChangelogMode, PhysicalDag, PhysicalNode, SinkNode, SourceNode } from "@weir/planner";
-import type { Message } from "../changelog.js";
+import type {
+  ChangelogMode,
+  PhysicalDag,
+  PhysicalNode,
+  SideChannel,
+  SinkNode,
+  SourceNode,
+} from "@weir/planner";
+import { ChangeBatchBuilder, Message, Op, type Row } from "../changelog.js";
 import type { SinkWriter, SinkWriterContext, SourceReader } from "../connector.js";
 import "../operators/index.js";
 import type { Operator } from "../operator.js";
@@ -13,10 +20,16 @@ import { evalContextOf, TaskDriver } from "./driver.js";
 import { nodeFailure } from "./errors.js";
 import { SourceOperator } from "./source-operator.js";
 
-/** Where a node's output goes: input `input` of node `target`. */
+/**
+ * Where a node's output goes: input `input` of node `target`. A side-output edge (`channel`) takes
+ * the data the node sends on that channel instead of its main output, each row cut to `fields`
+ * of the channel's schema; barriers, watermarks and `end` go along every edge.
+ */
 interface Edge {
   readonly target: number;
   readonly input: number;
+  readonly channel: SideChannel | null;
+  readonly fields: readonly number[] | null;
 }
 
 export interface SourceRuntime {
@@ -85,11 +98,12 @@ export class JobGraph {
     const byId = new Map(dag.nodes.map((n) => [n.id, n]));
     for (const n of dag.nodes) {
       this.edges.set(n.id, []);
+      const side = n.kind === "sink" ? (n.sideOutput ?? null) : null;
       n.inputs.forEach((from, input) => {
         const list = this.edges.get(from);
         if (list === undefined)
           throw new Error(`plan node ${n.id} reads node ${from}, which does not precede it`);
-        list.push({ target: n.id, input });
+        list.push({ target: n.id, input, channel: side?.channel ?? null, fields: side?.fields ?? null });
       });
     }
     for (const n of dag.nodes) {
@@ -123,10 +137,39 @@ export class JobGraph {
     return this.sinkList;
   }
 
-  /** Sends `message` from node `from` to every node that reads it. */
+  /** Sends `message` from node `from` to every node that reads it (data: its main output only). */
   forward(from: number, message: Message): void {
     const edges = this.edges.get(from)!;
-    for (let i = 0; i < edges.length; i++) this.drivers[edges[i].target]!.receive(edges[i].input, message);
+    const data = message.kind === "data";
+    for (let i = 0; i < edges.length; i++) {
+      const e = edges[i];
+      if (data && e.channel !== null) continue;
+      this.drivers[e.target]!.receive(e.input, message);
+    }
+  }
+
+  /** Whether some node reads side-output `channel` of node `from`. */
+  hasSideOutput(from: number, channel: SideChannel): boolean {
+    return (this.edges.get(from) ?? []).some((e) => e.channel === channel);
+  }
+
+  /**
+   * Sends rows of `channel`'s fixed schema from node `from` to the side-output sinks that read
+   * that channel, in order with the node's other messages (the caller emits synchronously).
+   */
+  forwardSide(from: number, channel: SideChannel, rows: readonly Row[]): void {
+    if (rows.length === 0) return;
+    for (const e of this.edges.get(from)!) {
+      if (e.channel !== channel) continue;
+      const fields = e.fields!;
+      const out = new ChangeBatchBuilder(rows.length);
+      for (const r of rows)
+        out.push(
+          Op.INSERT,
+          fields.map((f) => r[f]),
+        );
+      this.drivers[e.target]!.receive(e.input, Message.data(out.finish()));
+    }
   }
 
   deliver(target: number, input: number, message: Message): void {
@@ -150,10 +193,11 @@ export class JobGraph {
     switch (node.kind) {
       case "source": {
         const ctx = evalContextOf(this.options.settings, this.options.now, () => NO_WATERMARK);
+        const quarantine = (rows: readonly Row[]) => this.forwardSide(node.id, "quarantine", rows);
         const task = new SourceTask(
           node,
           this.options.reader(node),
-          new SourceOperator(node, ctx, this.options.now),
+          new SourceOperator(node, ctx, this.options.now, quarantine),
           this.options.cwd,
         );
         const driver = this.driver(node, task);
