@@ -53,26 +53,26 @@ describe("SET checks keys and values at SET time", () => {
     }
   });
 
-  it("refuses the emit strategy settings (allowed lateness, early and late firing): not implemented yet", async () => {
+  it("refuses allowed lateness and late firing as settings, pointing at the table option 'late.policy'", async () => {
     for (const key of [
       "table.exec.emit.allow-lateness",
-      "table.exec.emit.early-fire.enabled",
-      "table.exec.emit.early-fire.delay",
       "table.exec.emit.late-fire.enabled",
       "table.exec.emit.late-fire.delay",
     ]) {
       const p = checkSetting(key, key.endsWith("enabled") ? "true" : "1 min");
       expect(p, key).toMatchObject({ severity: "error", at: "key" });
-      expect(p!.message, key).toBe(
-        `setting '${key}' is not supported: it is not implemented yet: a window's result is emitted once, when the watermark passes the window's end, and rows arriving after that are dropped and counted as late`,
+      expect(p!.message, key).toMatch(
+        new RegExp(
+          `^setting '${key.replaceAll(".", "\\.")}' is not supported: Weir chooses how late rows are handled per source table`,
+        ),
       );
-      expect(p!.hint).toMatch(/WATERMARK FOR/);
+      expect(p!.hint).toMatch(/'late.policy' = 'update', 'late.allowed-lateness' = '3 min'/);
     }
     const file = tempFile("emit.sql", "SET 'table.exec.emit.allow-lateness' = '3 min';\nSELECT 1 AS x;\n");
     const r = await runWeir(["run", file]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
-      `${file}:1:5: error: setting 'table.exec.emit.allow-lateness' is not supported: it is not implemented yet`,
+      `${file}:1:5: error: setting 'table.exec.emit.allow-lateness' is not supported: Weir chooses how late rows are handled per source table`,
     );
     expect(r.stdout).toBe("");
   });

@@ -49,6 +49,8 @@ export interface RunResult {
   readonly polls: number;
   /** Late records dropped, summed over the operators. */
   readonly lateDropped: number;
+  /** Late records routed to side-output tables, summed over the operators. */
+  readonly lateRouted: number;
 }
 
 /**
@@ -103,8 +105,12 @@ export async function runDag(dag: PhysicalDag, o: RunOptions): Promise<RunResult
   if (o.checkpointAfterPolls !== undefined && beforeCheckpoint < 0)
     throw new Error(`the job ended after ${polls} polls, before the checkpoint at ${o.checkpointAfterPolls}`);
   let lateDropped = 0;
-  for (const m of Object.values(job.metrics().operators)) lateDropped += m.lateRecordsDropped;
-  return { changes, schema, beforeCheckpoint, polls, lateDropped };
+  let lateRouted = 0;
+  for (const m of Object.values(job.metrics().operators)) {
+    lateDropped += m.lateRecordsDropped;
+    lateRouted += m.lateRecordsRouted ?? 0;
+  }
+  return { changes, schema, beforeCheckpoint, polls, lateDropped, lateRouted };
 }
 
 /** One change in the print connector's form: `+I[2020-04-15 08:00, 11.00]`. */

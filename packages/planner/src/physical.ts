@@ -55,7 +55,32 @@ interface NodeBase {
   readonly streamKey: readonly number[] | null;
   readonly watermarkColumn: number | null;
   readonly span?: SourceSpan;
+  /**
+   * What the task does with the late rows it hands to its late-row channel (event-time
+   * operators only; absent = drop and count). Set from the source tables' `'late.*'` options.
+   */
+  readonly late?: LateHandling;
 }
+
+/**
+ * A late-data policy (`'late.policy'` of the source table whose rows reach the operator):
+ * - drop: late rows are dropped and counted (`numLateRecordsDropped`);
+ * - side-output: late rows go to the side-output port `late-<input>` (a {@link SideOutputNode});
+ * - update / retract: windows keep their state until the watermark passes window end +
+ *   `allowedLatenessMs`; a row in that period corrects the window's result (an upsert `+U`, or a
+ *   `-U`/`+U` pair); rows later than that are dropped, or side-output when `sideOutput` is set.
+ */
+export type LatePolicy = "drop" | "side-output" | "update" | "retract";
+
+export interface LateHandling {
+  readonly policy: LatePolicy;
+  readonly allowedLatenessMs: number;
+  /** Per input: whether late rows of that input go to side-output port `late-<input>`. */
+  readonly sideOutput: readonly boolean[];
+}
+
+/** The columns a task adds to a late row on its side-output port, after the row's own columns. */
+export const LATE_REPORT_COLUMNS = ["observed_at", "current_watermark", "lateness_ms", "reason"] as const;
 
 export type PhysicalNode =
   | SourceNode
@@ -76,6 +101,7 @@ export type PhysicalNode =
   | OverAggregateNode
   | UnnestNode
   | ChangelogNormalizeNode
+  | SideOutputNode
   | SinkNode;
 
 export type PhysicalNodeKind = PhysicalNode["kind"];
@@ -333,6 +359,20 @@ export interface ChangelogNormalizeNode extends NodeBase {
   readonly key: readonly number[];
 }
 
+/**
+ * Rows a task routes from inside itself on a named side-output port (late rows: `late-<input>`),
+ * projected to a sink table's columns. `inputs[0]` is the producing task: the graph delivers that
+ * task's side rows on `port` here, and only its watermarks, barriers and end of input — never its
+ * main output. A sink reads this node like any other input, so the rows are part of checkpoints
+ * and exactly-once delivery like any sink's. Insert-only.
+ */
+export interface SideOutputNode extends NodeBase {
+  readonly kind: "side-output";
+  readonly port: string;
+  /** Per output column: the index in the producer's side row, or −1 for NULL. */
+  readonly columns: readonly number[];
+}
+
 export interface SinkNode extends NodeBase {
   readonly kind: "sink";
   readonly table: string;
@@ -349,13 +389,4 @@ export interface SinkNode extends NodeBase {
    * headers), never as fields of the value.
    */
   readonly metadataColumns?: readonly { readonly column: number; readonly key: string }[];
-  /**
-   * A side-output sink: its inputs' data on `channel` (rows of that channel's fixed schema, not
-   * their main output) is written here; `fields[i]` is the channel field written to table column
-   * i. Barriers, watermarks and `end` come from the inputs as for any sink.
-   */
-  readonly sideOutput?: { readonly channel: SideChannel; readonly fields: readonly number[] };
 }
-
-/** Side-output channels: `quarantine` carries {@link QUARANTINE_FIELDS} rows from a source. */
-export type SideChannel = "quarantine";

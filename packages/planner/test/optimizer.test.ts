@@ -460,6 +460,76 @@ describe("quiet streams: 'scan.watermark.idle-advance'", () => {
   });
 });
 
+describe("late-data policies: 'late.*' table options", () => {
+  const script = (options: string, query = TUMBLE_QUERY, side = SIDE_TABLE) => `
+    CREATE TABLE ev (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+    WITH ('connector' = 'filesystem', 'path' = 'ev.jsonl', 'format' = 'json'${options});
+    ${side}
+    ${query}`;
+  const TUMBLE_QUERY = `SELECT k, SUM(v) AS s, window_start FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+    GROUP BY k, window_start, window_end;`;
+  const SIDE_TABLE = `CREATE TABLE late_ev (k STRING, ts TIMESTAMP(3), observed_at TIMESTAMP_LTZ(3),
+    current_watermark TIMESTAMP_LTZ(3), lateness_ms BIGINT, reason STRING)
+    WITH ('connector' = 'filesystem', 'path' = 'late.jsonl', 'format' = 'json');`;
+
+  it("drop (no options): no late handling on the node, insert-only", () => {
+    const agg = only(planScript(script("")), "window-aggregate");
+    expect(agg.late).toBeUndefined();
+    expect(agg.changelogMode.kind).toBe("insert-only");
+  });
+
+  it("side-output: a side-output node on port late-0 feeds a sink of the named table", () => {
+    const dag = planScript(script(", 'late.policy' = 'side-output', 'late.side-output' = 'late_ev'"));
+    const agg = only(dag, "window-aggregate");
+    expect(agg.late).toEqual({ policy: "side-output", allowedLatenessMs: 0, sideOutput: [true] });
+    const side = only(dag, "side-output");
+    expect(side.inputs).toEqual([agg.id]);
+    expect(side.port).toBe("late-0");
+    const sinks = dag.nodes.filter((n) => n.kind === "sink");
+    expect(sinks.map((n) => (n as { table: string }).table)).toEqual(["collect", "late_ev"]);
+    expect(dag.sinks).toHaveLength(2);
+  });
+
+  it("update and retract: an upsert or a retract window aggregation", () => {
+    const upd = only(
+      planScript(script(", 'late.policy' = 'update', 'late.allowed-lateness' = '3 min'")),
+      "window-aggregate",
+    );
+    expect(upd.changelogMode).toEqual({ kind: "upsert", key: [0, 2, 3] });
+    expect(upd.late).toEqual({ policy: "update", allowedLatenessMs: 180_000, sideOutput: [false] });
+    const ret = only(
+      planScript(script(", 'late.policy' = 'retract', 'late.allowed-lateness' = '3 min'")),
+      "window-aggregate",
+    );
+    expect(ret.changelogMode.kind).toBe("retract");
+  });
+
+  it("refuses what it cannot honour, saying why", () => {
+    expect(planError(script(", 'late.policy' = 'update'")).message).toMatch(/needs 'late.allowed-lateness'/);
+    expect(planError(script(", 'late.allowed-lateness' = '1 min'")).message).toMatch(
+      /'late.allowed-lateness' needs 'late.policy' = 'update' or 'retract'/,
+    );
+    expect(planError(script(", 'late.policy' = 'side-output'")).message).toMatch(/needs 'late.side-output'/);
+    expect(planError(script(", 'late.policy' = 'drop', 'late.side-output' = 'late_ev'")).message).toMatch(
+      /both dropped and routed/,
+    );
+    expect(planError(script(", 'late.side-output' = 'nope'")).message).toMatch(
+      /'nope'.*not a table of this script/,
+    );
+    const over =
+      "SELECT k, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM ev;";
+    expect(
+      planError(script(", 'late.policy' = 'retract', 'late.allowed-lateness' = '1 min'", over)).message,
+    ).toMatch(/cannot honour: an OVER aggregation emits each row once/);
+    const wrongColumn = SIDE_TABLE.replace("k STRING,", "kk STRING,");
+    expect(
+      planError(
+        script(", 'late.policy' = 'side-output', 'late.side-output' = 'late_ev'", TUMBLE_QUERY, wrongColumn),
+      ).message,
+    ).toMatch(/has column 'kk', which the late rows of table 'ev' .* do not carry/);
+  });
+});
+
 describe("the example scripts plan", () => {
   const files = [
     ...readdirSync("sql")

@@ -23,7 +23,10 @@ export function planScript(sql: string): PhysicalDag {
       for (const i of v.inserts) targets.push({ kind: "table", table: i.sink, plan: i.plan });
     } else if (v.kind === "query") targets.push({ kind: "collect", plan: v.plan });
   }
-  return optimize(targets, session.all());
+  return optimize(targets, session.all(), (name) => {
+    const o = catalog.get(name);
+    return o?.kind === "table" ? o : undefined;
+  });
 }
 
 export function explainScript(sql: string): string {

@@ -10,6 +10,8 @@ export interface OperatorMetrics {
   recordsOut: number;
   /** Rows handed to the late-row channel (`ctx.late`) and dropped there. */
   lateRecordsDropped: number;
+  /** Late rows routed to a side-output table (`'late.policy'` = 'side-output'); absent = 0. */
+  lateRecordsRouted?: number;
 }
 
 /** What the job gives an operator: the {@link TaskContext} every task gets. */

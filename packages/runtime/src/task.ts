@@ -69,6 +69,16 @@ export type LateReason =
   /** A session window's row cannot be found (a retraction of a fired session). */
   | "session-fired";
 
+/** What an operator knows about a late row, for the side-output report (all optional). */
+export interface LateInfo {
+  /** The input the row arrived on (0 for single-input operators). */
+  readonly input?: number;
+  /** The row's event time (the value of its time column, comparable with the watermark). */
+  readonly time?: number;
+  /** The window the row is late for, in the window's wall-clock milliseconds [start, end). */
+  readonly window?: { readonly start: number; readonly end: number };
+}
+
 /** A monotonically increasing count. */
 export interface Counter {
   inc(n?: number): void;
@@ -113,10 +123,20 @@ export interface TaskContext {
   timers(name: string): TimerService;
   readonly metrics: MetricGroup;
   /**
-   * The late-row channel: every operator hands a late row here instead of dropping it itself.
-   * Today the channel drops the row and counts it (`lateRecordsDropped`).
+   * The late-row channel: every operator hands a late row here instead of dropping it itself,
+   * once per row (a HOP row late for several windows is one late row). The node's
+   * {@link PhysicalNode.late} decides: dropped and counted (`numLateRecordsDropped`), or routed
+   * to side-output port `late-<input>` with the report columns (`numLateRecordsRouted`).
    */
-  late(row: Row, reason: LateReason): void;
+  late(row: Row, reason: LateReason, info?: LateInfo): void;
+  /**
+   * Routes `row` from inside the task to side-output port `port`: a {@link SideOutputNode} the
+   * planner added for it feeds a sink table. The row's layout is the port's contract (for
+   * `late-<input>`: the input row, then observed_at, current_watermark, lateness_ms, reason).
+   * Rows routed before a barrier belong to that checkpoint, like emitted rows. A port without a
+   * side-output node is a planner bug and throws.
+   */
+  side(port: string, row: Row): void;
   /** The last watermark this task processed (−∞ before the first): the one copy, checkpointed by the driver. */
   readonly watermark: number;
   /** For compiled expressions: time zone, current watermark, processing time. */

@@ -4,6 +4,7 @@ import {
   type BoundStatement,
   bindStatement,
   Catalog,
+  type CatalogTable,
   dagForDisplay,
   describeRows,
   explainDag,
@@ -328,19 +329,20 @@ export class Engine {
     return r.value;
   }
 
+  /** The catalog's table `name` (a side-output table of late rows), if it is one. */
+  private readonly tableOf = (name: string): CatalogTable | undefined => {
+    const o = this.catalog.get(name);
+    return o?.kind === "table" ? o : undefined;
+  };
+
   /** Plans targets into one DAG, or prints the plan error as a diagnostic and fails. */
   plan(targets: readonly PlanTarget[], source: string, file: string): PhysicalDag {
     const span = targets[0]?.span;
     return this.planning(
       () =>
         span === undefined
-          ? optimize(targets, this.session.all(), (n) => this.catalog.getTable(n))
-          : this.tooLarge(
-              () => optimize(targets, this.session.all(), (n) => this.catalog.getTable(n)),
-              span,
-              source,
-              file,
-            ),
+          ? optimize(targets, this.session.all(), this.tableOf)
+          : this.tooLarge(() => optimize(targets, this.session.all(), this.tableOf), span, source, file),
       source,
       file,
       span,

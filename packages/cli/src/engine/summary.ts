@@ -40,6 +40,8 @@ export function formatSummary(metrics: JobMetrics, reason: JobResult["reason"] =
       lines.push(`  ${o.kind} #${id}: ${o.lateRecordsDropped} late records dropped`);
       late += o.lateRecordsDropped;
     }
+    if ((o.lateRecordsRouted ?? 0) > 0)
+      lines.push(`  ${o.kind} #${id}: ${o.lateRecordsRouted} late records routed to a side-output table`);
   }
   if (late === 0) lines.push("  late records dropped: 0");
   return lines;

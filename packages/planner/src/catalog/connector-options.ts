@@ -135,6 +135,23 @@ const idleAdvance: OptionSpec = {
   description:
     "once every split has been without data for this long, the watermark advances with processing time (quiet streams)",
 };
+/** Late-data policy of the table's rows (see docs/time-and-watermarks.md, Late data). */
+const latePolicy: OptionSpec = {
+  key: "late.policy",
+  type: oneOf("drop", "side-output", "update", "retract"),
+  description:
+    "what event-time operators do with late rows of this table: drop (default), side-output to 'late.side-output', update (upserts) or retract (-U/+U) within 'late.allowed-lateness'",
+};
+const lateSideOutput: OptionSpec = {
+  key: "late.side-output",
+  type: str,
+  description: "the table late rows are written to, with observed_at, current_watermark, lateness_ms, reason",
+};
+const lateAllowed: OptionSpec = {
+  key: "late.allowed-lateness",
+  type: duration,
+  description: "with 'update' or 'retract': how long after a window's end late rows still correct its result",
+};
 const emitStrategy: OptionSpec = {
   key: "scan.watermark.emit.strategy",
   type: oneOf("on-event", "on-periodic"),
@@ -165,6 +182,9 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "format", type: str, required: true, description: "record format" },
       idleTimeout,
       idleAdvance,
+      latePolicy,
+      lateSideOutput,
+      lateAllowed,
       emitStrategy,
       { key: "source.monitor-interval", type: duration, description: "watch the path for new files" },
       { key: "sink.rolling-policy.file-size", type: { kind: "memory" }, description: "roll files" },
@@ -199,6 +219,9 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "seed", type: int(), description: "seed for reproducible random values (Weir extension)" },
       idleTimeout,
       idleAdvance,
+      latePolicy,
+      lateSideOutput,
+      lateAllowed,
       emitStrategy,
     ],
   },
@@ -255,6 +278,9 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "num.in.flight.auctions", type: int(0), description: "auctions open at a time" },
       idleTimeout,
       idleAdvance,
+      latePolicy,
+      lateSideOutput,
+      lateAllowed,
       emitStrategy,
     ],
   },
@@ -293,6 +319,9 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       },
       idleTimeout,
       idleAdvance,
+      latePolicy,
+      lateSideOutput,
+      lateAllowed,
       emitStrategy,
       {
         key: "sink.partitioner",
@@ -332,6 +361,9 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       },
       idleTimeout,
       idleAdvance,
+      latePolicy,
+      lateSideOutput,
+      lateAllowed,
       emitStrategy,
       { key: "sink.buffer-flush.max-rows", type: int(0), description: "buffered rows per key" },
       { key: "sink.buffer-flush.interval", type: duration, description: "buffer flush interval" },

@@ -74,6 +74,9 @@ export const QUALITY_OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
+/** The side-output port on which a source routes its quarantined rows ({@link QUARANTINE_FIELDS}). */
+export const QUARANTINE_PORT = "quarantine";
+
 /**
  * The fixed schema of the quarantine channel: a quarantine table declares any of these columns,
  * by name, in any order.

@@ -148,10 +148,15 @@ const UNSUPPORTED: readonly {
     why: "Weir's checkpoints are aligned; a checkpoint that times out is aborted and the next one is tried",
   },
   {
-    // Flink's emit strategy of group windows: allowed lateness, early and late firing.
+    // Flink's emit strategy of group windows: allowed lateness and late firing.
+    match: (k) => k === "table.exec.emit.allow-lateness" || k.startsWith("table.exec.emit.late-fire."),
+    why: "Weir chooses how late rows are handled per source table, not per job: 'late.policy' = 'update' or 'retract' with 'late.allowed-lateness' keeps a window's state that long after its end and corrects the result for each late row",
+    hint: "add WITH ('late.policy' = 'update', 'late.allowed-lateness' = '3 min') to the source table (see docs/time-and-watermarks.md, Late data)",
+  },
+  {
     match: (k) => k.startsWith("table.exec.emit."),
-    why: "it is not implemented yet: a window's result is emitted once, when the watermark passes the window's end, and rows arriving after that are dropped and counted as late",
-    hint: "to keep more late rows, allow more disorder in the table's WATERMARK FOR clause (see docs/time-and-watermarks.md, Late data)",
+    why: "it is not implemented yet: a window's result is emitted once, when the watermark passes the window's end",
+    hint: "for corrected results after the window's end, see the table option 'late.policy' (docs/time-and-watermarks.md, Late data)",
   },
   {
     match: (k) => k.startsWith("restart-strategy"),

@@ -246,8 +246,10 @@ export function nodeLabel(node: PhysicalNode, nodes: readonly PhysicalNode[]): s
       return "Correlate(invocation=[UNNEST])";
     case "changelog-normalize":
       return `ChangelogNormalize(key=[${names(node.key, node.schema)}])`;
+    case "side-output":
+      return `SideOutput(port=[${node.port}], fields=[${fieldList(node.schema)}])`;
     case "sink":
-      return `Sink(table=[${node.table}], fields=[${fieldList(node.schema)}]${node.sideOutput ? `, side-output=[${node.sideOutput.channel}]` : ""})`;
+      return `Sink(table=[${node.table}], fields=[${fieldList(node.schema)}])`;
     default: {
       const _exhaustive: never = node;
       return _exhaustive;

@@ -1,19 +1,22 @@
 import type { CatalogTable } from "../catalog/catalog.js";
 import { validateOptions } from "../catalog/connector-options.js";
-import { QUARANTINE_FIELDS, quarantineTypeFits } from "../catalog/quality.js";
+import { QUARANTINE_FIELDS, QUARANTINE_PORT, quarantineTypeFits } from "../catalog/quality.js";
 import type { LogicalNode } from "../logical.js";
 import {
   type Field,
   PHYSICAL_DAG_VERSION,
   type PhysicalDag,
   type PhysicalNode,
+  type SideOutputNode,
   type SinkNode,
   type SourceNode,
   type SourceSpan,
+  type UnionNode,
 } from "../physical.js";
 import { DagBuilder, INSERT_ONLY, isInsertOnly } from "./builder.js";
 import { PlanError } from "./errors.js";
 import { nodeLabel } from "./explain.js";
+import { planLateData } from "./late.js";
 import { pushProjectionsIntoSources } from "./projection.js";
 import { pushDownPredicates } from "./pushdown.js";
 import { Translator } from "./translate.js";
@@ -94,6 +97,38 @@ function at(span: SourceSpan | undefined): string {
   return span ? ` (line ${span.line}, column ${span.column})` : "";
 }
 
+/** The sink node writing `input` (whose row is the table's writable columns) into `table`. */
+function tableSink(
+  b: DagBuilder,
+  table: CatalogTable,
+  input: PhysicalNode,
+  fields: Field[],
+  positions: number[],
+  span: SourceSpan | undefined,
+): number {
+  const primaryKey = table.primaryKey ? table.primaryKey.map((c) => positions.indexOf(c)) : null;
+  const metadataColumns = positions.flatMap((c, i) => {
+    const col = table.columns[c]!;
+    return col.kind === "metadata" ? [{ column: i, key: col.metadataKey ?? col.name }] : [];
+  });
+  return b.add<SinkNode>({
+    kind: "sink",
+    inputs: [input.id],
+    schema: fields,
+    changelogMode: input.changelogMode,
+    streamKey: input.streamKey,
+    watermarkColumn: input.watermarkColumn,
+    table: table.name,
+    connector: table.options.connector ?? "",
+    options: table.options,
+    tableSchema: fields,
+    primaryKey: primaryKey?.every((p) => p >= 0) ? primaryKey : null,
+    inputMode: input.changelogMode,
+    ...(metadataColumns.length > 0 ? { metadataColumns } : {}),
+    ...(span ? { span } : {}),
+  }).id;
+}
+
 /**
  * Plans every target into one DAG (a script's INSERT statements run as one job). Throws
  * `PlanError` for queries that cannot run on a stream or sinks that cannot take their changes.
@@ -101,7 +136,7 @@ function at(span: SourceSpan | undefined): string {
 export function optimize(
   targets: readonly PlanTarget[],
   settings: Readonly<Record<string, string>>,
-  /** Looks up a table by name (the quarantine tables of `'quality.quarantine'`). */
+  /** Looks up tables by name: what a source's `'late.side-output'` or `'quality.quarantine'` names. */
   resolveTable: (name: string) => CatalogTable | undefined = () => undefined,
 ): PhysicalDag {
   const b = new DagBuilder(settings);
@@ -149,37 +184,22 @@ export function optimize(
         );
       }
     }
-    const primaryKey = table.primaryKey ? table.primaryKey.map((c) => positions.indexOf(c)) : null;
-    const metadataColumns = positions.flatMap((c, i) => {
-      const col = table.columns[c]!;
-      return col.kind === "metadata" ? [{ column: i, key: col.metadataKey ?? col.name }] : [];
-    });
-    const sink = b.add<SinkNode>({
-      kind: "sink",
-      inputs: [input.id],
-      schema: fields,
-      changelogMode: input.changelogMode,
-      streamKey: input.streamKey,
-      watermarkColumn: input.watermarkColumn,
-      table: table.name,
-      connector: table.options.connector ?? "",
-      options: table.options,
-      tableSchema: fields,
-      primaryKey: primaryKey?.every((p) => p >= 0) ? primaryKey : null,
-      inputMode: input.changelogMode,
-      ...(metadataColumns.length > 0 ? { metadataColumns } : {}),
-      ...spanField,
-    });
-    sinks.push(sink.id);
+    sinks.push(tableSink(b, table, input, fields, positions, target.span));
   }
+  sinks.push(
+    ...planLateData(b, resolveTable, (table, input) => {
+      const { fields, positions } = writableColumns(table);
+      return tableSink(b, table, input, fields, positions, table.span);
+    }),
+  );
   sinks.push(...addQuarantineSinks(b, targets, resolveTable));
   return { version: PHYSICAL_DAG_VERSION, nodes: pushProjectionsIntoSources(b.nodes), sinks, settings };
 }
 
 /**
- * One side-output sink per quarantine table, reading the `quarantine` channel of every scan of a
- * table whose `'quality.quarantine'` names it. The table's columns are any of
- * {@link QUARANTINE_FIELDS}, by name.
+ * One sink per quarantine table, reading the side-output port `quarantine` of every scan of a
+ * table whose `'quality.quarantine'` names it (a union when several do). The table's columns are
+ * any of {@link QUARANTINE_FIELDS}, by name.
  */
 function addQuarantineSinks(
   b: DagBuilder,
@@ -231,22 +251,32 @@ function addQuarantineSinks(
       }
       return f;
     });
-    const sink = b.add<SinkNode>({
-      kind: "sink",
-      inputs: sources.map((s) => s.id),
-      schema: columns,
-      changelogMode: INSERT_ONLY,
-      streamKey: null,
-      watermarkColumn: null,
-      table: table.name,
-      connector: table.options.connector ?? "",
-      options: table.options,
-      tableSchema: columns,
-      primaryKey: null,
-      inputMode: INSERT_ONLY,
-      sideOutput: { channel: "quarantine", fields },
-      span: table.span,
-    });
+    const sides = sources.map((src) =>
+      b.add<SideOutputNode>({
+        kind: "side-output",
+        inputs: [src.id],
+        port: QUARANTINE_PORT,
+        columns: fields,
+        schema: columns,
+        changelogMode: INSERT_ONLY,
+        streamKey: null,
+        watermarkColumn: null,
+        ...(src.span ? { span: src.span } : {}),
+      }),
+    );
+    const input =
+      sides.length === 1
+        ? sides[0]!
+        : b.add<UnionNode>({
+            kind: "union",
+            inputs: sides.map((n) => n.id),
+            schema: columns,
+            changelogMode: INSERT_ONLY,
+            streamKey: null,
+            watermarkColumn: null,
+          });
+    const { fields: tableFields, positions } = writableColumns(table);
+    const sink = { id: tableSink(b, table, input, tableFields, positions, table.span) };
     ids.push(sink.id);
   }
   return ids;

@@ -14,6 +14,7 @@ import { isTimeAttribute, T } from "../types.js";
 import { INSERT_ONLY } from "./builder.js";
 import { PlanError } from "./errors.js";
 import { refs } from "./exprs.js";
+import { windowAggregateMode } from "./late.js";
 import { collectCalc, type Translator } from "./translate.js";
 
 /** The output columns of a node that hold window_start and window_end, if it has them. */
@@ -212,7 +213,11 @@ export function matchWindowAggregate(t: Translator, node: LogicalAggregate): Phy
       { name: "window_end", type: T.timestamp(3, false) },
       { name: "window_time", type: timeType },
     ],
-    changelogMode: INSERT_ONLY,
+    changelogMode: windowAggregateMode(t.b.nodes, input.id, timeKind, [
+      ...groupKeys.map((_, i) => i),
+      k + n,
+      k + n + 1,
+    ]),
     streamKey: [...groupKeys.map((_, i) => i), k + n, k + n + 1],
     watermarkColumn: timeKind === "rowtime" ? k + n + 2 : null,
     window,
@@ -296,7 +301,11 @@ export function translateGroupWindow(t: Translator, node: LogicalAggregate): Phy
     kind: "window-aggregate",
     inputs: [input.id],
     schema: node.schema,
-    changelogMode: INSERT_ONLY,
+    changelogMode: windowAggregateMode(t.b.nodes, input.id, timeKind, [
+      ...node.groupKeys.map((_, i) => i),
+      k + n,
+      k + n + 1,
+    ]),
     streamKey: [...node.groupKeys.map((_, i) => i), k + n, k + n + 1],
     watermarkColumn: timeKind === "rowtime" ? k + n + 2 : null,
     window: gw.window,

@@ -1,12 +1,12 @@
 import type { PhysicalNode } from "@weir/planner";
-import type { ChangeBatch, Row } from "../changelog.js";
-import { Message } from "../changelog.js";
+import type { Row } from "../changelog.js";
+import { ChangeBatch, Message } from "../changelog.js";
 import type { EvalContext } from "../expr/context.js";
 import type { OperatorMetrics } from "../operator.js";
 import type { StateBackend, StateSnapshot } from "../state/api.js";
 import { stateBackendFactory } from "../state/backends.js";
 import type { Json } from "../state/codec.js";
-import type { Counter, LateReason, Task, TaskContext } from "../task.js";
+import type { Counter, LateInfo, LateReason, Task, TaskContext } from "../task.js";
 import { TaskMetricGroup } from "../task.js";
 import { BarrierAligner } from "../time/barriers.js";
 import type { Clock, WatermarkEvent } from "../time/watermarks.js";
@@ -39,6 +39,8 @@ export interface DriverOptions {
   readonly parallelism?: number;
   /** The state backend; default: the one `'state.backend.type'` names. */
   readonly state?: StateBackend;
+  /** Receives the rows the task routes to side-output port `port` (`TaskContext.side`). */
+  readonly side?: (port: string, batch: ChangeBatch) => void;
 }
 
 /**
@@ -55,6 +57,7 @@ export class TaskDriver<T extends Task = Task> {
   private readonly recordsInC: Counter;
   private readonly recordsOutC: Counter;
   private readonly lateC: Counter;
+  private readonly routedC: Counter;
   private readonly merger: InputWatermarkMerger | null;
   private readonly aligner: BarrierAligner | null;
   private readonly ended: boolean[];
@@ -77,6 +80,7 @@ export class TaskDriver<T extends Task = Task> {
     this.recordsInC = this.metricGroup.counter("numRecordsIn");
     this.recordsOutC = this.metricGroup.counter("numRecordsOut");
     this.lateC = this.metricGroup.counter("numLateRecordsDropped");
+    this.routedC = this.metricGroup.counter("numLateRecordsRouted");
     this.metricGroup.gauge("currentWatermark", () =>
       Number.isFinite(this.watermark) ? this.watermark : null,
     );
@@ -110,7 +114,8 @@ export class TaskDriver<T extends Task = Task> {
       state: this.state,
       timers: (name) => this.state.timers(name),
       metrics: this.metricGroup,
-      late: (_row: Row, _reason: LateReason) => this.lateC.inc(),
+      late: (row: Row, reason: LateReason, info?: LateInfo) => this.late(row, reason, info),
+      side: (port: string, row: Row) => this.side(port, row),
       get watermark() {
         return driver.watermark;
       },
@@ -120,6 +125,32 @@ export class TaskDriver<T extends Task = Task> {
       now: options.now,
     };
     this.ctx = ctx;
+  }
+
+  /** The late-row channel: drop and count, or route to `late-<input>` (the node's `late`). */
+  private late(row: Row, reason: LateReason, info: LateInfo | undefined): void {
+    const input = info?.input ?? 0;
+    if (this.node.late?.sideOutput[input] !== true) {
+      this.lateC.inc();
+      return;
+    }
+    this.routedC.inc();
+    const now = this.options.now();
+    const wm = this.advancing ?? this.watermark;
+    const time = info?.time;
+    const lateness = time === undefined || !Number.isFinite(wm) ? null : wm - time;
+    const out = row.slice();
+    out.push(now, Number.isFinite(wm) ? wm : null, lateness, lateReasonText(this.node, reason, info));
+    this.side(`late-${input}`, out);
+  }
+
+  private side(port: string, row: Row): void {
+    const side = this.options.side;
+    if (side === undefined)
+      throw new Error(
+        `${this.node.kind} (node ${this.node.id}) routed a row to port '${port}', which has no side output`,
+      );
+    side(port, ChangeBatch.inserts([row]));
   }
 
   /**
@@ -145,6 +176,7 @@ export class TaskDriver<T extends Task = Task> {
       recordsIn: this.recordsInC.count,
       recordsOut: this.recordsOutC.count,
       lateRecordsDropped: this.lateC.count,
+      ...(this.routedC.count > 0 ? { lateRecordsRouted: this.routedC.count } : {}),
     };
   }
 
@@ -153,6 +185,7 @@ export class TaskDriver<T extends Task = Task> {
     this.recordsInC.set(m.recordsIn);
     this.recordsOutC.set(m.recordsOut);
     this.lateC.set(m.lateRecordsDropped);
+    this.routedC.set(m.lateRecordsRouted ?? 0);
   }
 
   receive(input: number, message: Message): void {
@@ -334,6 +367,27 @@ export class TaskDriver<T extends Task = Task> {
     this.finished = true;
     this.options.output(Message.end());
   }
+}
+
+/** Formats a wall-clock millisecond value as `yyyy-MM-dd HH:mm:ss.SSS`. */
+function wallText(ms: number): string {
+  return new Date(ms).toISOString().replace("T", " ").replace("Z", "");
+}
+
+/** The `reason` column of a late row: which operator, which window, why. */
+export function lateReasonText(node: PhysicalNode, reason: LateReason, info: LateInfo | undefined): string {
+  const w = info?.window;
+  const window = w === undefined ? "" : `[${wallText(w.start)}, ${wallText(w.end)})`;
+  const input = node.inputs.length > 1 ? ` input ${info?.input ?? 0}` : "";
+  const why =
+    reason === "window-fired"
+      ? w === undefined
+        ? "its window has fired"
+        : `window ${window} has fired`
+      : reason === "session-fired"
+        ? "its session has fired"
+        : "its time is behind the watermark";
+  return `${node.kind} ${node.id}${input}: ${why}`;
 }
 
 /** The expression context of a node: the job's time zone, the node's watermark, the clock. */

@@ -1,12 +1,6 @@
-import type {
-  ChangelogMode,
-  PhysicalDag,
-  PhysicalNode,
-  SideChannel,
-  SinkNode,
-  SourceNode,
-} from "@weir/planner";
-import { ChangeBatchBuilder, Message, Op, type Row } from "../changelog.js";
+import type { ChangelogMode, PhysicalDag, PhysicalNode, SinkNode, SourceNode } from "@weir/planner";
+import { QUARANTINE_PORT } from "@weir/planner";
+import { ChangeBatch, Message, type Row } from "../changelog.js";
 import type { SinkWriter, SinkWriterContext, SourceReader } from "../connector.js";
 import "../operators/index.js";
 import type { Operator } from "../operator.js";
@@ -21,15 +15,14 @@ import { nodeFailure } from "./errors.js";
 import { SourceOperator } from "./source-operator.js";
 
 /**
- * Where a node's output goes: input `input` of node `target`. A side-output edge (`channel`) takes
- * the data the node sends on that channel instead of its main output, each row cut to `fields`
- * of the channel's schema; barriers, watermarks and `end` go along every edge.
+ * Where a node's output goes: input `input` of node `target`. A side edge (`port` set) leads to
+ * a side-output node: it carries the node's rows routed to that port (`TaskContext.side`) and its
+ * watermarks, barriers and end of input, never its main output.
  */
 interface Edge {
   readonly target: number;
   readonly input: number;
-  readonly channel: SideChannel | null;
-  readonly fields: readonly number[] | null;
+  readonly port?: string;
 }
 
 export interface SourceRuntime {
@@ -98,12 +91,11 @@ export class JobGraph {
     const byId = new Map(dag.nodes.map((n) => [n.id, n]));
     for (const n of dag.nodes) {
       this.edges.set(n.id, []);
-      const side = n.kind === "sink" ? (n.sideOutput ?? null) : null;
       n.inputs.forEach((from, input) => {
         const list = this.edges.get(from);
         if (list === undefined)
           throw new Error(`plan node ${n.id} reads node ${from}, which does not precede it`);
-        list.push({ target: n.id, input, channel: side?.channel ?? null, fields: side?.fields ?? null });
+        list.push(n.kind === "side-output" ? { target: n.id, input, port: n.port } : { target: n.id, input });
       });
     }
     for (const n of dag.nodes) {
@@ -137,39 +129,27 @@ export class JobGraph {
     return this.sinkList;
   }
 
-  /** Sends `message` from node `from` to every node that reads it (data: its main output only). */
+  /** Sends `message` from node `from` to every node that reads it (data: not to side edges). */
   forward(from: number, message: Message): void {
     const edges = this.edges.get(from)!;
     const data = message.kind === "data";
     for (let i = 0; i < edges.length; i++) {
       const e = edges[i];
-      if (data && e.channel !== null) continue;
+      if (data && e.port !== undefined) continue;
       this.drivers[e.target]!.receive(e.input, message);
     }
   }
 
-  /** Whether some node reads side-output `channel` of node `from`. */
-  hasSideOutput(from: number, channel: SideChannel): boolean {
-    return (this.edges.get(from) ?? []).some((e) => e.channel === channel);
-  }
-
-  /**
-   * Sends rows of `channel`'s fixed schema from node `from` to the side-output sinks that read
-   * that channel, in order with the node's other messages (the caller emits synchronously).
-   */
-  forwardSide(from: number, channel: SideChannel, rows: readonly Row[]): void {
-    if (rows.length === 0) return;
-    for (const e of this.edges.get(from)!) {
-      if (e.channel !== channel) continue;
-      const fields = e.fields!;
-      const out = new ChangeBatchBuilder(rows.length);
-      for (const r of rows)
-        out.push(
-          Op.INSERT,
-          fields.map((f) => r[f]),
-        );
-      this.drivers[e.target]!.receive(e.input, Message.data(out.finish()));
+  /** Sends the rows node `from` routed to side-output port `port` to that port's node. */
+  private side(from: number, port: string, batch: ChangeBatch): void {
+    const edge = this.edges.get(from)!.find((e) => e.port === port);
+    if (edge === undefined) {
+      const n = this.nodes.get(from)?.node;
+      throw new Error(
+        `${n?.kind ?? "node"} (node ${from}) routed a row to port '${port}', which has no side output`,
+      );
     }
+    this.drivers[edge.target]!.receive(edge.input, Message.data(batch));
   }
 
   deliver(target: number, input: number, message: Message): void {
@@ -182,6 +162,7 @@ export class JobGraph {
       settings: this.options.settings,
       now: this.options.now,
       output: (m) => this.forward(node.id, m),
+      side: (port, batch) => this.side(node.id, port, batch),
       onAck: (id, ack) => this.listener?.onAck(this.nodes.get(node.id)!, id, ack),
       aligned: this.options.aligned ?? true,
       state: this.options.stateBackend(this.options.now),
@@ -193,7 +174,8 @@ export class JobGraph {
     switch (node.kind) {
       case "source": {
         const ctx = evalContextOf(this.options.settings, this.options.now, () => NO_WATERMARK);
-        const quarantine = (rows: readonly Row[]) => this.forwardSide(node.id, "quarantine", rows);
+        const quarantine = (rows: readonly Row[]) =>
+          this.side(node.id, QUARANTINE_PORT, ChangeBatch.inserts(rows as Row[]));
         const task = new SourceTask(
           node,
           this.options.reader(node),

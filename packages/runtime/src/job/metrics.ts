@@ -30,6 +30,7 @@ export interface OperatorRunMetrics {
   readonly recordsIn: number;
   readonly recordsOut: number;
   readonly lateRecordsDropped: number;
+  readonly lateRecordsRouted?: number;
 }
 
 export interface SinkMetrics {

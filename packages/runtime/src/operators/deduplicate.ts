@@ -120,7 +120,7 @@ export class DeduplicateOperator implements Operator {
       }
       const ts = this.rowtime(row);
       if (ts < watermark) {
-        this.ctx.late(row, "behind-watermark");
+        this.ctx.late(row, "behind-watermark", { time: ts });
         continue;
       }
       const key = this.keys.encode(row);

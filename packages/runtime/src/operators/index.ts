@@ -8,6 +8,7 @@ export * from "./join.js";
 export * from "./over-aggregate.js";
 export * from "./rank.js";
 export * from "./registry.js";
+export * from "./side-output.js";
 export * from "./union.js";
 export * from "./unnest.js";
 export * from "./values.js";

@@ -55,7 +55,7 @@ export class OverAggregateOperator implements Operator {
       const ts = row[tc] as number | null;
       if (ts === null || ts === undefined) continue;
       if (ts <= wm) {
-        this.ctx.late(row, "behind-watermark");
+        this.ctx.late(row, "behind-watermark", { time: ts });
         continue;
       }
       const key = this.codec.encode(row);

@@ -110,16 +110,17 @@ export class WindowAggregateOperator implements Operator {
       const sign = opSign(ops[i] as Op);
       let wall = toWall(ts as number);
       if (wall < earliest) wall = earliest;
-      if (this.slices !== null) this.accumulateSlice(row, wall, sign, wm);
-      else this.accumulateSession(row, wall, sign, wm);
+      if (this.slices !== null) this.accumulateSlice(row, wall, sign, wm, ts as number);
+      else this.accumulateSession(row, wall, sign, wm, ts as number);
     }
   }
 
-  private accumulateSlice(row: Row, ts: number, sign: 1 | -1, wm: number): void {
+  private accumulateSlice(row: Row, ts: number, sign: 1 | -1, wm: number, time: number): void {
     const a = this.assigner!;
     const sliceEnd = a.sliceEnd(ts);
     if (isWindowFired(a.lastWindowEnd(sliceEnd), wm) || a.windowEndsOf(sliceEnd).length === 0) {
-      this.ctx.late(row, "window-fired");
+      const end = a.lastWindowEnd(sliceEnd);
+      this.ctx.late(row, "window-fired", { time, window: { start: a.windowStart(end), end } });
       return;
     }
     const key = this.codec.encode(row);
@@ -129,12 +130,15 @@ export class WindowAggregateOperator implements Operator {
     slices.put(sliceEnd, key, acc);
   }
 
-  private accumulateSession(row: Row, ts: number, sign: 1 | -1, wm: number): void {
+  private accumulateSession(row: Row, ts: number, sign: 1 | -1, wm: number, time: number): void {
     const key = this.codec.encode(row);
     const store = this.sessions!;
     const window = sign > 0 ? store.assign(key, ts, wm, () => this.aggs.create()) : store.find(key, ts);
     if (window === null || window === undefined) {
-      this.ctx.late(row, window === null ? "window-fired" : "session-fired");
+      this.ctx.late(row, window === null ? "window-fired" : "session-fired", {
+        time,
+        ...(window === null ? { window: { start: ts, end: ts + store.gapMs } } : {}),
+      });
       return;
     }
     const acc = store.get(key, window)!;

@@ -46,7 +46,10 @@ export class WindowDeduplicateOperator implements Operator {
       const time = row[timeColumn] as number | null;
       if (end === null || end === undefined || time === null || time === undefined) continue;
       if (isWindowFired(end, wm)) {
-        this.ctx.late(row, "window-fired");
+        this.ctx.late(row, "window-fired", {
+          time,
+          window: { start: row[window.start] as number, end },
+        });
         continue;
       }
       const key = this.codec.encode(row);

@@ -56,7 +56,14 @@ export class WindowJoinOperator implements Operator {
       const end = row[endCol] as number | null;
       if (end === null || end === undefined) continue;
       if (isWindowFired(end, wm)) {
-        this.ctx.late(row, "window-fired");
+        this.ctx.late(row, "window-fired", {
+          input: side,
+          time: this.clock.toInstant(end) - 1,
+          window: {
+            start: row[side === 0 ? this.node.leftWindow.start : this.node.rightWindow.start] as number,
+            end,
+          },
+        });
         continue;
       }
       const k = joinKey(row, keys);

@@ -50,7 +50,10 @@ export class WindowRankOperator implements Operator {
       const end = row[endCol] as number | null;
       if (end === null || end === undefined) continue;
       if (isWindowFired(end, wm)) {
-        this.ctx.late(row, "window-fired");
+        this.ctx.late(row, "window-fired", {
+          time: this.clock.toInstant(end) - 1,
+          window: { start: row[this.node.window.start] as number, end },
+        });
         continue;
       }
       const key = this.codec.encode(row);

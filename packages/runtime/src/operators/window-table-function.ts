@@ -57,7 +57,7 @@ export class WindowTableFunctionOperator implements Operator {
       if (ts === null || ts === undefined) continue;
       const sign = opSign(ops[i] as Op);
       if (this.assigner !== null) this.assignAligned(row, toWall(ts), sign, out);
-      else this.assignSession(row, toWall(ts), sign, wm);
+      else this.assignSession(row, toWall(ts), sign, wm, ts);
     }
     this.flush(out);
   }
@@ -70,13 +70,13 @@ export class WindowTableFunctionOperator implements Operator {
     }
   }
 
-  private assignSession(row: Row, ts: number, sign: 1 | -1, wm: number): void {
+  private assignSession(row: Row, ts: number, sign: 1 | -1, wm: number, time: number): void {
     const store = this.sessions!;
     const key = this.codec!.encode(row);
     if (sign > 0) {
       const w = store.assign(key, ts, wm, () => []);
       if (w === null) {
-        this.ctx.late(row, "window-fired");
+        this.ctx.late(row, "window-fired", { time, window: { start: ts, end: ts + store.gapMs } });
         return;
       }
       const rows = store.get(key, w)!;
@@ -88,7 +88,7 @@ export class WindowTableFunctionOperator implements Operator {
     const rows = w === undefined ? undefined : store.get(key, w);
     const at = rows === undefined ? -1 : rows.findIndex((r) => rowsEqual(r, row));
     if (w === undefined || rows === undefined || at < 0) {
-      this.ctx.late(row, "session-fired");
+      this.ctx.late(row, "session-fired", { time });
       return;
     }
     rows.splice(at, 1);

@@ -50,6 +50,8 @@ export class OperatorHarness {
   /** Whether the operator forwarded `end`. */
   ended = false;
   private readonly snapshots = new Map<number, StateSnapshot>();
+  /** Rows the operator routed to each side-output port (`ctx.side`, late rows), in order. */
+  readonly sideRows = new Map<string, Row[]>();
 
   constructor(
     readonly node: PhysicalNode,
@@ -150,6 +152,11 @@ export class OperatorHarness {
       settings: this.options.settings ?? {},
       now: () => this.time,
       output: (m) => this.onOutput(m),
+      side: (port, batch) => {
+        const list = this.sideRows.get(port) ?? [];
+        for (let i = 0; i < batch.length; i++) list.push(batch.rows[i]);
+        this.sideRows.set(port, list);
+      },
       onAck: (id, ack) => {
         if (!(ack instanceof Promise)) this.snapshots.set(id, ack.state);
       },

@@ -81,6 +81,9 @@ function start(
     late: () => {
       metrics.lateRecordsDropped++;
     },
+    side: (port) => {
+      throw new Error(`no side output '${port}' in the time driver`);
+    },
     get watermark() {
       return time.watermark;
     },

@@ -1,0 +1,37 @@
+import type { SideOutputNode } from "@weir/planner";
+import { type ChangeBatch, ChangeBatchBuilder, Op, type Row } from "../changelog.js";
+import type { Operator, OperatorContext } from "../operator.js";
+import { registerOperator } from "./registry.js";
+
+/**
+ * The rows a task routed to side-output port `node.port`, projected to the sink table's columns
+ * (`columns[i]` = index in the routed row, −1 = NULL). The graph delivers only routed rows here
+ * (never the producer's main output), with the producer's watermarks, barriers and end.
+ */
+export class SideOutputOperator implements Operator {
+  private ctx!: OperatorContext;
+
+  constructor(readonly node: SideOutputNode) {}
+
+  open(ctx: OperatorContext): void {
+    this.ctx = ctx;
+  }
+
+  processBatch(_input: number, batch: ChangeBatch): void {
+    const cols = this.node.columns;
+    const out = new ChangeBatchBuilder(batch.length);
+    for (let i = 0; i < batch.length; i++) {
+      const row = batch.rows[i];
+      const projected: Row = new Array(cols.length);
+      for (let c = 0; c < cols.length; c++) projected[c] = cols[c] < 0 ? null : row[cols[c]];
+      out.push(Op.INSERT, projected);
+    }
+    this.ctx.emit(out.finish());
+  }
+
+  onWatermark(watermark: number): number {
+    return watermark;
+  }
+}
+
+registerOperator("side-output", (node) => new SideOutputOperator(node), { stateless: true });
