@@ -56,7 +56,11 @@ CREATE TABLE order_paid (
   'scan.bounded.mode' = 'latest-offset',
   'scan.watermark.idle-timeout' = '30 s',
   'format' = 'json',
-  'json.ignore-parse-errors' = 'false'
+  'json.ignore-parse-errors' = 'false',
+  -- `weir run sql/revenue_minute_kafka_postgres.sql --backfill REPLAY_ID` replays this topic
+  -- instead, with its own consumer group (docs/data-contracts.md, "Backfill as its own mode")
+  'backfill.topic' = 'order-paid-replay',
+  'backfill.group-id' = 'weir-revenue-minute-backfill'
 );
 
 CREATE TEMPORARY VIEW order_paid_dedup AS
@@ -90,7 +94,11 @@ CREATE TABLE revenue_minute (
   'password' = 'postgres',
   'sink.buffer-flush.max-rows' = '500',
   'sink.buffer-flush.interval' = '1 s',
-  'sink.max-retries' = '3'
+  'sink.max-retries' = '3',
+  -- backfill: the replay's rows go to revenue_minute_staging, then merge into revenue_minute where
+  -- their version is newer than the row's (a realtime write after the replay is kept)
+  'backfill.staging-table' = 'revenue_minute_staging',
+  'backfill.version-column' = 'version'
 );
 
 INSERT INTO revenue_minute

@@ -30,6 +30,9 @@ Commands:
                             'execution.checkpointing.savepoint-dir'
       --metrics-port N      serve Prometheus metrics at http://127.0.0.1:N/metrics while the job
                             runs (0: a free port, printed at start); see docs/observability.md
+      --backfill REPLAY_ID  replay each source's 'backfill.topic' / 'backfill.path' into staging
+                            tables, then merge into the Postgres targets under their version
+                            column, once per replay id; see docs/data-contracts.md
   explain FILE.sql          print the physical plan of the script's queries
       --changelog-mode      also print each operator's changelog mode
   check FILE.sql            the pre-deployment checklist (Source, Time, State, Sink, Operations)

@@ -170,6 +170,40 @@ const sinkBuffer: OptionSpec[] = [
   },
 ];
 
+/** What `weir run --backfill` reads instead of a realtime source, and how it merges a sink (docs/data-contracts.md). */
+const backfillSink: OptionSpec[] = [
+  {
+    key: "backfill.staging-table",
+    type: str,
+    description: "backfill: the staging table (default: the target's table-name + '_staging')",
+  },
+  {
+    key: "backfill.version-column",
+    type: str,
+    description: "backfill: the target's version column of the merge's guard (default 'version')",
+  },
+  {
+    key: "backfill.cutover",
+    type: str,
+    description: "backfill: merge only rows whose event time is before this instant (ISO-8601 with a zone)",
+  },
+];
+const BACKFILL_OPTIONS: Readonly<Record<string, readonly OptionSpec[]>> = {
+  filesystem: [
+    { key: "backfill.path", type: str, description: "backfill: the files to replay instead of 'path'" },
+  ],
+  kafka: [
+    { key: "backfill.topic", type: str, description: "backfill: the replay topic read instead of 'topic'" },
+    {
+      key: "backfill.group-id",
+      type: str,
+      description: "backfill: the replay's consumer group (default: the realtime group + '-backfill')",
+    },
+  ],
+  postgres: backfillSink,
+  jdbc: backfillSink,
+};
+
 export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
   filesystem: {
     name: "filesystem",
@@ -480,6 +514,7 @@ export function validateOptions(
   }
 
   if (spec.source) for (const o of QUALITY_OPTIONS) known.set(o.key, o);
+  for (const o of BACKFILL_OPTIONS[spec.name] ?? []) known.set(o.key, o);
   for (const [key, value] of options) {
     if (key === "connector") continue;
     if (spec.source && key.startsWith(QUALITY_CHECK_PREFIX)) {
