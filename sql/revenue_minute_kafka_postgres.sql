@@ -57,6 +57,12 @@ CREATE TABLE order_paid (
   'scan.watermark.idle-timeout' = '30 s',
   'format' = 'json',
   'json.ignore-parse-errors' = 'false',
+  -- The source contract for producer timestamps (docs/data-contracts.md): an event dated more
+  -- than a day ahead, or paid_at without a zone, is dropped and counted before it can move the
+  -- watermark ('quality.quarantine' = '<table>' would keep it, with its offset, instead)
+  'quality.max-future-skew' = '24 h',
+  'quality.require-zone' = 'true',
+  'quality.on-violation' = 'drop',
   -- `weir run sql/revenue_minute_kafka_postgres.sql --backfill REPLAY_ID` replays this topic
   -- instead, with its own consumer group (docs/data-contracts.md, "Backfill as its own mode")
   'backfill.topic' = 'order-paid-replay',

@@ -36,3 +36,4 @@ WHERE rn = 1;
 -- expect: warning operations.no-checkpointing -
 -- expect: info operations.metrics -
 -- expect: info sink.no-trust-columns 18:1
+-- expect: warning time.no-timestamp-rules 3:1
