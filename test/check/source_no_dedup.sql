@@ -38,3 +38,4 @@ GROUP BY window_start, window_end, store_id;
 -- expect: info operations.checkpointing 17:1
 -- expect: info operations.metrics -
 -- expect: warning time.no-timestamp-rules 3:1
+-- expect: info source.no-replay-topic 3:1

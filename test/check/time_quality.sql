@@ -73,3 +73,4 @@ GROUP BY window_start, window_end;
 -- expect: warning sink.at-least-once 25:1
 -- expect: info operations.checkpointing 39:1
 -- expect: info operations.metrics -
+-- expect: info source.no-replay-topic 5:1

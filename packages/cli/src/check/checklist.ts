@@ -339,6 +339,18 @@ class Checker {
       });
     }
     if (!GENERATORS.has(s.connector)) this.checkTimestampQuality(s, table?.span ?? s.span ?? null);
+    if (KAFKA.has(s.connector) && s.connector === "kafka" && s.options["backfill.topic"] === undefined) {
+      this.add({
+        area: "source",
+        severity: "info",
+        code: "source.no-replay-topic",
+        message: `Kafka table '${s.table}' declares no replay topic ('backfill.topic')`,
+        why: "A replay published to the realtime topic moves its watermark back and forth, floods late data and lets old results overwrite newer ones; the seeds keep backfills on their own topic, job and staging table.",
+        fix: "Declare 'backfill.topic' (and 'backfill.group-id') on the table and replay with weir run --backfill REPLAY_ID, which merges into the target under its version column (docs/data-contracts.md).",
+        span: table?.span ?? s.span ?? null,
+        node: s.id,
+      });
+    }
     if (KAFKA.has(s.connector) && s.idleTimeoutMs === 0) {
       const wmSpan = table?.span ?? s.span ?? null;
       this.add({
