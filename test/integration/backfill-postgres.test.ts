@@ -3,7 +3,7 @@
 // never read (it does not even exist here), the rows go to the staging table with replay_id,
 // replayed_at and original_event_time, and merge once into revenue_minute under the version
 // guard; a second run with the same replay id changes nothing.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -149,5 +149,46 @@ INSERT INTO o SELECT id FROM s;`,
     expect(sink.err).toContain(
       "backfill: sink table 'o' (connector 'print'): a backfill merges into a Postgres table",
     );
+  });
+});
+
+describe("weir run --backfill from files, with a cut-over", () => {
+  it("replays 'backfill.path' and merges only the windows before 'backfill.cutover'", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "weir-bf-"));
+    const replay = join(dir, "replay.jsonl");
+    const lines = [0, 1, 2, 3].map((m) =>
+      JSON.stringify({ id: m, amount: 10 * (m + 1), paid_at: `2026-06-24T10:0${m}:30+09:00` }),
+    );
+    writeFileSync(replay, `${lines.join("\n")}\n`);
+    const table = `${db.schema}.per_minute_bf`;
+    await db.rows(
+      `CREATE TABLE ${table} (window_start timestamptz PRIMARY KEY, total bigint NOT NULL, version bigint NOT NULL)`,
+    );
+    const sql = `CREATE TABLE pay (id INT, amount BIGINT, paid_at STRING,
+  ts AS TO_TIMESTAMP_LTZ(UNIX_TIMESTAMP(paid_at, 'yyyy-MM-dd''T''HH:mm:ssXXX') * 1000, 3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '${join(dir, "realtime-never-read.jsonl")}',
+  'backfill.path' = '${replay}', 'format' = 'json');
+CREATE TABLE per_minute (window_start TIMESTAMP_LTZ(3), total BIGINT, version BIGINT, wt TIMESTAMP_LTZ(3),
+  PRIMARY KEY (window_start) NOT ENFORCED
+) WITH ('connector' = 'jdbc', 'url' = '${PG_URL}', 'table-name' = '${table}',
+  'backfill.cutover' = '2026-06-24T10:02:00+09:00');
+INSERT INTO per_minute
+SELECT CAST(window_start AS TIMESTAMP_LTZ(3)), SUM(amount), UNIX_TIMESTAMP(), window_time
+FROM TABLE(TUMBLE(TABLE pay, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, window_time;`;
+    const r = await backfill(sql, "files-1");
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain(
+      "backfill 'files-1' merged into per_minute: 2 rows written, 0 kept (the target's version was as new or newer), 2 at or after the cut-over left to realtime",
+    );
+    const rows = await db.rows(
+      `SELECT to_char(window_start AT TIME ZONE 'Asia/Seoul', 'HH24:MI'), total FROM ${table} ORDER BY 1`,
+    );
+    expect(rows).toEqual([
+      ["10:00", "10"],
+      ["10:01", "20"],
+    ]);
+    const staged = await db.rows(`SELECT count(*) FROM ${table}_staging WHERE replay_id = 'files-1'`);
+    expect(staged).toEqual([["4"]]);
   });
 });
