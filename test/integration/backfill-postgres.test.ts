@@ -153,7 +153,7 @@ INSERT INTO o SELECT id FROM s;`,
 });
 
 describe("weir run --backfill from files, with a cut-over", () => {
-  it("replays 'backfill.path' and merges only the windows before 'backfill.cutover'", async () => {
+  it("replays 'backfill.path' (old events: 'quality.max-age' is a realtime rule) and merges only the windows before 'backfill.cutover'", async () => {
     const dir = mkdtempSync(join(tmpdir(), "weir-bf-"));
     const replay = join(dir, "replay.jsonl");
     const lines = [0, 1, 2, 3].map((m) =>
@@ -168,7 +168,8 @@ describe("weir run --backfill from files, with a cut-over", () => {
   ts AS TO_TIMESTAMP_LTZ(UNIX_TIMESTAMP(paid_at, 'yyyy-MM-dd''T''HH:mm:ssXXX') * 1000, 3),
   WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
 ) WITH ('connector' = 'filesystem', 'path' = '${join(dir, "realtime-never-read.jsonl")}',
-  'backfill.path' = '${replay}', 'format' = 'json');
+  'backfill.path' = '${replay}', 'format' = 'json',
+  'quality.max-age' = '1 d', 'quality.max-future-skew' = '24 h');
 CREATE TABLE per_minute (window_start TIMESTAMP_LTZ(3), total BIGINT, version BIGINT, wt TIMESTAMP_LTZ(3),
   PRIMARY KEY (window_start) NOT ENFORCED
 ) WITH ('connector' = 'jdbc', 'url' = '${PG_URL}', 'table-name' = '${table}',

@@ -87,7 +87,9 @@ function replaySource(n: SourceNode): SourceNode {
       `source table '${n.table}' (connector '${n.connector}') cannot be replayed: a backfill reads files ('backfill.path') or a Kafka topic ('backfill.topic')`,
     );
   }
-  return { ...n, options };
+  // 'quality.max-age' is a rule for realtime input: a replay reads old events on purpose.
+  const quality = n.quality && n.quality.maxAgeMs !== null ? { ...n.quality, maxAgeMs: null } : n.quality;
+  return { ...n, options, ...(quality !== undefined ? { quality } : {}) };
 }
 
 function stagingSink(
