@@ -59,7 +59,17 @@ CREATE TABLE order_paid (
   'scan.bounded.mode' = 'latest-offset',
   'scan.watermark.idle-timeout' = '30 s',
   'format' = 'json',
-  'json.ignore-parse-errors' = 'false'
+  'json.ignore-parse-errors' = 'false',
+  -- The source contract for producer timestamps (docs/data-contracts.md): an event dated more
+  -- than a day ahead, or paid_at without a zone, is dropped and counted before it can move the
+  -- watermark ('quality.quarantine' = '<table>' would keep it, with its offset, instead)
+  'quality.max-future-skew' = '24 h',
+  'quality.require-zone' = 'true',
+  'quality.on-violation' = 'drop',
+  -- `weir run sql/revenue_minute_kafka_postgres.sql --backfill REPLAY_ID` replays this topic
+  -- instead, with its own consumer group (docs/data-contracts.md, "Backfill as its own mode")
+  'backfill.topic' = 'order-paid-replay',
+  'backfill.group-id' = 'weir-revenue-minute-backfill'
 );
 
 CREATE TEMPORARY VIEW order_paid_dedup AS
@@ -96,7 +106,11 @@ CREATE TABLE revenue_minute (
   'sink.max-retries' = '3',
   -- The version guard: an upsert applies only when the stored version is older, so a replay or
   -- a second writer with older results never overwrites newer rows.
-  'sink.version-column' = 'version'
+  'sink.version-column' = 'version',
+  -- backfill: the replay's rows go to revenue_minute_staging, then merge into revenue_minute where
+  -- their version is newer than the row's (a realtime write after the replay is kept)
+  'backfill.staging-table' = 'revenue_minute_staging',
+  'backfill.version-column' = 'version'
 );
 
 INSERT INTO revenue_minute

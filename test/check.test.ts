@@ -159,7 +159,7 @@ describe("the weir check command", () => {
     );
     for (const area of ["Source", "Time", "State", "Sink", "Operations"])
       expect(text).toContain(`== ${area} ==`);
-    expect(stdout.at(-1)).toBe(`${script}: 0 errors, 3 warnings, 6 info`);
+    expect(stdout.at(-1)).toBe(`${script}: 0 errors, 4 warnings, 7 info`);
   });
 
   it("--strict exits 1 on warnings or errors, 0 on info only", async () => {
@@ -174,7 +174,7 @@ describe("the weir check command", () => {
     expect(await weir(["check", script, "--json"], out)).toBe(0);
     const j = JSON.parse(stdout.join("\n"));
     expect(j.file).toBe(script);
-    expect(j.counts).toEqual({ error: 0, warning: 3, info: 6 });
+    expect(j.counts).toEqual({ error: 0, warning: 4, info: 7 });
     expect(j.findings).toContainEqual(
       expect.objectContaining({
         area: "time",

@@ -36,3 +36,5 @@ WHERE rn = 1;
 -- expect: warning operations.no-checkpointing -
 -- expect: info operations.metrics -
 -- expect: info sink.no-trust-columns 18:1
+-- expect: warning time.no-timestamp-rules 3:1
+-- expect: info source.no-replay-topic 3:1

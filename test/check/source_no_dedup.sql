@@ -37,3 +37,5 @@ GROUP BY window_start, window_end, store_id;
 -- expect: info sink.idempotent 25:3
 -- expect: info operations.checkpointing 17:1
 -- expect: info operations.metrics -
+-- expect: warning time.no-timestamp-rules 3:1
+-- expect: info source.no-replay-topic 3:1

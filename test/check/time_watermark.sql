@@ -36,3 +36,5 @@ GROUP BY window_start, window_end, url;
 -- expect: info operations.metrics -
 -- expect: info time.no-time-zone 11:3
 -- expect: info sink.no-trust-columns 19:1
+-- expect: warning time.no-timestamp-rules 7:1
+-- expect: info source.no-replay-topic 7:1

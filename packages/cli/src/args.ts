@@ -15,6 +15,7 @@ const VALUE_FLAGS = new Set([
   "max-runtime",
   "restore",
   "from-savepoint",
+  "backfill",
   "metrics-port",
   "query",
   "events",

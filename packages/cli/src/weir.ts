@@ -33,6 +33,9 @@ Commands:
                             runs (0: a free port, printed at start); see docs/observability.md
       --ui [PORT]           serve the live job page at http://127.0.0.1:PORT/ while the job runs
                             (default 8081; 0: a free port, printed at start)
+      --backfill REPLAY_ID  replay each source's 'backfill.topic' / 'backfill.path' into staging
+                            tables, then merge into the Postgres targets under their version
+                            column, once per replay id; see docs/data-contracts.md
   savepoint PID | JOB_ID    take a savepoint of a running weir run (its process id, or its job id:
                             the directory under the checkpoint directory), wait until it is
                             written and committed, print its path; exit 2 when it fails

@@ -3,6 +3,7 @@ export * from "./binder/index.js";
 export * from "./catalog/catalog.js";
 export * from "./catalog/connector-options.js";
 export * from "./catalog/durations.js";
+export * from "./catalog/quality.js";
 export * from "./catalog/secrets.js";
 export * from "./catalog/session.js";
 export * from "./catalog/settings.js";

@@ -1,3 +1,4 @@
+import type { TableQuality } from "./catalog/quality.js";
 import type { Expr } from "./expr.js";
 import type { DataType } from "./types.js";
 
@@ -130,6 +131,12 @@ export interface SourceNode extends NodeBase {
   readonly primaryKey: readonly number[] | null;
   /** Only these output columns are needed downstream (projection push-down); null = all. */
   readonly projectedColumns: readonly number[] | null;
+  /**
+   * The table's `'quality.*'` rules (expressions over the output row). A row that breaks one
+   * goes to the `quarantine` side output (a sink node with `sideOutput` reads it), or is dropped
+   * and counted, or fails the job; it never moves the watermark.
+   */
+  readonly quality?: TableQuality;
 }
 
 export type SourceColumn =

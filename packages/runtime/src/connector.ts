@@ -20,6 +20,17 @@ export interface SplitBatch {
    * them: row i is of split `rowSplits[i]` (and `split` is the first row's).
    */
   readonly rowSplits?: readonly string[];
+  /**
+   * Where each row came from, when the source asked for it (`recordOrigins`): `at[i]` is row i's
+   * position within its split (a file's line number, a partition's offset) and `raw[i]` its record
+   * as read (text or bytes); rows decoded from one record share both.
+   */
+  readonly origins?: RecordOrigins;
+}
+
+export interface RecordOrigins {
+  readonly at: readonly (number | string)[];
+  readonly raw: readonly unknown[];
 }
 
 export type PollResult =
@@ -43,6 +54,18 @@ export interface SourceReaderContext {
    * Readers that merge several splits order them by it (see the Kafka source).
    */
   readonly rowtime?: (row: Row) => unknown;
+  /**
+   * The source wants each row's origin (`SplitBatch.origins`): for quality rules, quarantined
+   * rows and errors that name a record's position. Readers that cannot tell leave it out.
+   */
+  readonly recordOrigins?: boolean;
+  /**
+   * A record that does not parse (a format error), before the reader fails on it: returns true
+   * when the source took care of it (quarantined or dropped by the table's quality rules), and
+   * the reader then skips it; false: the reader fails (or skips it, per its format's
+   * `ignore-parse-errors`) as without this callback.
+   */
+  readonly onBadRecord?: (split: string, at: number | string, raw: unknown, message: string) => boolean;
 }
 
 export interface SourceReader {
@@ -55,6 +78,11 @@ export interface SourceReader {
    * after another (files) leave this out: a split counts from its first row.
    */
   splits?(): readonly string[];
+  /**
+   * A record's position as people read it, from its split and `origins.at`: e.g.
+   * `file data/orders.jsonl line 12` or `topic orders partition 3 offset 1200`.
+   */
+  describe?(split: string, at: number | string): string;
   /** The next rows; never resolves with an empty `data` result. */
   poll(maxRows: number): Promise<PollResult>;
   /** The exact position after the last row returned by `poll` (next offset per split). */

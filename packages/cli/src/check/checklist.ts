@@ -345,6 +345,19 @@ class Checker {
         node: s.id,
       });
     }
+    if (!GENERATORS.has(s.connector)) this.checkTimestampQuality(s, table?.span ?? s.span ?? null);
+    if (KAFKA.has(s.connector) && s.connector === "kafka" && s.options["backfill.topic"] === undefined) {
+      this.add({
+        area: "source",
+        severity: "info",
+        code: "source.no-replay-topic",
+        message: `Kafka table '${s.table}' declares no replay topic ('backfill.topic')`,
+        why: "A replay published to the realtime topic moves its watermark back and forth, floods late data and lets old results overwrite newer ones; the seeds keep backfills on their own topic, job and staging table.",
+        fix: "Declare 'backfill.topic' (and 'backfill.group-id') on the table and replay with weir run --backfill REPLAY_ID, which merges into the target under its version column (docs/data-contracts.md).",
+        span: table?.span ?? s.span ?? null,
+        node: s.id,
+      });
+    }
     if (KAFKA.has(s.connector) && s.idleTimeoutMs === 0) {
       const wmSpan = table?.span ?? s.span ?? null;
       this.add({
@@ -355,6 +368,61 @@ class Checker {
         why: "The watermark is the minimum over partitions: one partition that receives nothing holds it back, and windows stop firing (Kafka lag 0 but the watermark behind).",
         fix: `Add 'scan.watermark.idle-timeout' = '30 s' to its WITH options (or SET 'table.exec.source.idle-timeout'), if the topic has more than one partition.`,
         span: wmSpan,
+        node: s.id,
+      });
+    }
+  }
+
+  /**
+   * The seeds' source contract for producer timestamps ("흔한 실수 2"): a rule against the future
+   * (one event dated 2999 moves the watermark and drops every on-time row as late), and where
+   * the rows that break the rules go.
+   */
+  private checkTimestampQuality(s: SourceNode, span: SourceSpan | null): void {
+    const q = s.quality;
+    const kafka = KAFKA.has(s.connector);
+    if (q === undefined || q.maxFutureSkewMs === null) {
+      this.add({
+        area: "time",
+        severity: kafka ? "warning" : "info",
+        code: "time.no-timestamp-rules",
+        message: `event-time table '${s.table}' has no rule against event times in the future`,
+        why: "The watermark follows the largest event time: one event from a wrong producer clock (year 2999) moves it to 2998, and every later on-time row is dropped as late. A WHERE clause cannot help, the watermark is computed at the scan.",
+        fix: "Add 'quality.max-future-skew' = '24 h' (and 'quality.max-age', 'quality.require-zone', 'quality.check.<name>' as the source contract says) with 'quality.quarantine' = '<table>' for the rows that break them (docs/data-contracts.md).",
+        span,
+        node: s.id,
+      });
+    }
+    if (q === undefined) return;
+    if (q.quarantine === null) {
+      this.add({
+        area: "time",
+        severity: "info",
+        code: "time.quality-no-quarantine",
+        message: `'${s.table}' ${q.onViolation === "drop" ? "drops (and counts)" : "fails the job on"} a row that breaks a quality rule or has no event time: there is no quarantine table`,
+        why:
+          q.onViolation === "drop"
+            ? "A dropped row is only a count: its record and position are gone when you look for the producer that sent it."
+            : "One bad record stops the whole job until someone removes or fixes it.",
+        fix: "Route such rows to a table of their own: 'quality.quarantine' = '<table>' (rule, reason, position, raw record).",
+        span,
+        node: s.id,
+      });
+    } else {
+      const rules = [
+        q.maxFutureSkewMs !== null ? `max-future-skew ${s.options["quality.max-future-skew"]}` : null,
+        q.maxAgeMs !== null ? `max-age ${s.options["quality.max-age"]}` : null,
+        q.requireZoneColumns.length > 0 ? "require-zone" : null,
+        ...q.checks.map((c) => `check ${c.name}`),
+      ].filter((r) => r !== null);
+      this.add({
+        area: "time",
+        severity: "info",
+        code: "time.quality-quarantine",
+        message: `'${s.table}' quarantines rows into '${q.quarantine}' (${rules.join(", ") || "NULL or invalid event times only"})`,
+        why: "Rows that break the source contract never reach the query or move the watermark; the quarantine holds the rule, the raw record and its position.",
+        fix: "Watch the per-rule counts ('quality.<rule>' in the run summary and --json) and alert on the quarantine's rate.",
+        span,
         node: s.id,
       });
     }
@@ -540,6 +608,8 @@ class Checker {
   private checkTrustColumns(n: SinkNode): void {
     if (TEST_SINKS.has(n.connector) || n.connector === "filesystem") return;
     if (this.input.viewTables?.has(n.table)) return;
+    // A side output (quarantined or late rows) holds records, not results to trust.
+    if (n.inputs.length > 0 && n.inputs.every((i) => this.dag.nodes[i]?.kind === "side-output")) return;
     const trust = /^(is_final|watermark_at|updated_at|computed_at|processed_at)$/i;
     if (n.tableSchema.some((f) => trust.test(f.name))) return;
     this.add({

@@ -12,7 +12,8 @@ const DEFAULT_UI_PORT = 8081;
 
 /**
  * `weir run FILE.sql [--set k=v]... [--dry-run] [--json] [--max-runtime 30s] [--serve]
- * [--restore PATH | --from-savepoint PATH] [--metrics-port N] [--ui [PORT]]`: executes a script (from a checkpoint with `--restore`,
+ * [--restore PATH | --from-savepoint PATH] [--metrics-port N] [--ui [PORT]]
+ * [--backfill REPLAY_ID]`: executes a script (from a checkpoint with `--restore`,
  * a savepoint with `--from-savepoint`); `--serve` keeps its materialised views served after the job ends, until Ctrl-C.
  * SIGUSR1 takes a savepoint of the running job into 'execution.checkpointing.savepoint-dir';
  * `weir savepoint` asks for one through the control socket (`control/socket.ts`).
@@ -49,6 +50,15 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
     throw new UsageError("--restore and --from-savepoint both name where to start: give one of them");
   // A savepoint has the checkpoint format: the job continues it as it would a checkpoint.
   restore ??= savepoint;
+  const backfill = cmd.flags.get("backfill");
+  if (backfill === true)
+    throw new UsageError(
+      "--backfill needs a replay id: --backfill 2026-06-24-replay (a re-run with the same id changes nothing)",
+    );
+  if (backfill !== undefined && restore !== undefined)
+    throw new UsageError(
+      "--backfill runs a replay from its start: it takes no --restore or --from-savepoint",
+    );
   const metricsPort = cmd.flags.get("metrics-port");
   if (metricsPort === true)
     throw new UsageError("--metrics-port needs a port: --metrics-port 9249 (0 for a free one)");
@@ -94,6 +104,7 @@ export async function runCommand(cmd: CommandLine, out: Output): Promise<number>
       savepoints,
       ...(maxRuntimeMs !== undefined ? { maxRuntimeMs } : {}),
       ...(typeof restore === "string" ? { restore } : {}),
+      ...(typeof backfill === "string" ? { backfill } : {}),
     });
   } finally {
     process.off("SIGINT", onSigint);

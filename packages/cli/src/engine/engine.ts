@@ -1,4 +1,11 @@
-import { checkReachable, createConnectorRegistry, deliveryProblems } from "@weir/connectors";
+import {
+  type BackfillTarget,
+  backfillMergedAt,
+  checkReachable,
+  createConnectorRegistry,
+  deliveryProblems,
+  mergeBackfill,
+} from "@weir/connectors";
 import { type Diagnostic, parse, renderDiagnostic, type Statement } from "@weir/parser";
 import {
   type BoundStatement,
@@ -31,6 +38,7 @@ import {
 } from "@weir/runtime";
 import { MetricsHub } from "../metrics/hub.js";
 import type { Output } from "../output.js";
+import { BackfillError, type BackfillPlan, backfillConnectors, backfillDag } from "./backfill.js";
 import { renderBox } from "./boxes.js";
 import {
   type CheckpointPlan,
@@ -78,6 +86,11 @@ export interface ScriptOptions {
    * and takes savepoints on request.
    */
   readonly savepoints?: SavepointRequests;
+  /**
+   * `--backfill REPLAY_ID`: run the script as a backfill (docs/data-contracts.md): replay inputs,
+   * staging tables, then the merge into the targets.
+   */
+  readonly backfill?: string;
 }
 
 /** Exit codes of DESIGN.md: 0 success, 1 SQL or validation errors, 2 runtime failures. */
@@ -221,6 +234,7 @@ export class Engine {
       if (targets.length === 0) return EXIT_OK;
       if (opts.signal?.aborted) return this.interrupted(opts);
       const dag = this.plan(targets, source, opts.file);
+      if (opts.backfill !== undefined) return await this.runBackfill(dag, opts, opts.backfill);
       if (opts.dryRun) {
         if (this.checkpointPlan(dag, opts) === undefined) return EXIT_INVALID;
         const missing = await this.checkSources(dag, opts.file);
@@ -599,7 +613,74 @@ export class Engine {
   }
 
   /** Runs a planned job; a bare SELECT's changes print as a tableau on standard output. */
-  async execute(dag: PhysicalDag, opts: ScriptOptions): Promise<number> {
+  /**
+   * `weir run --backfill REPLAY_ID`: the job over the replay inputs into staging tables, then the
+   * merge into each target; a replay id already merged changes nothing.
+   */
+  private async runBackfill(dag: PhysicalDag, opts: ScriptOptions, replayId: string): Promise<number> {
+    const file = opts.file;
+    let plan: BackfillPlan;
+    try {
+      plan = backfillDag(dag, replayId, Date.now());
+    } catch (e) {
+      if (!(e instanceof BackfillError)) throw e;
+      this.out.err(`${file}: error: backfill: ${e.message}`);
+      return EXIT_INVALID;
+    }
+    const pending: BackfillTarget[] = [];
+    try {
+      for (const t of plan.targets) {
+        const at = await backfillMergedAt(t, replayId);
+        if (at === null) pending.push(t);
+        else
+          this.options.out.err(
+            `${file}: backfill '${replayId}' was merged into ${t.table} at ${at}; nothing to do (replay again under a new --backfill id)`,
+          );
+      }
+    } catch (e) {
+      this.reportRuntimeError(e, plan.dag, file);
+      return EXIT_RUNTIME;
+    }
+    if (pending.length === 0) return EXIT_OK;
+    if (opts.dryRun) {
+      this.options.out.err(
+        `${file}: OK (backfill '${replayId}' planned: ${pending.map((t) => `${t.table} via ${t.staging}`).join(", ")})`,
+      );
+      return EXIT_OK;
+    }
+    // The replay never touches the realtime job's checkpoints: it runs without checkpointing (a
+    // failed replay is run again from its start; the staging upserts converge).
+    for (const key of ["execution.checkpointing.interval", "execution.checkpointing.dir"])
+      this.session.reset(key);
+    const code = await this.execute(plan.dag, opts, backfillConnectors(this.connectors));
+    if (code !== EXIT_OK) return code;
+    for (const t of pending) {
+      try {
+        const r = await mergeBackfill(t, replayId);
+        if (r.alreadyMergedAt !== null) {
+          this.options.out.err(
+            `${file}: backfill '${replayId}' was merged into ${t.table} at ${r.alreadyMergedAt} by another run`,
+          );
+          continue;
+        }
+        const after =
+          r.afterCutover > 0 ? `, ${r.afterCutover} at or after the cut-over left to realtime` : "";
+        this.options.out.err(
+          `${file}: backfill '${replayId}' merged into ${t.table}: ${r.merged} rows written, ${r.kept} kept (the target's version was as new or newer)${after}; staging table ${t.staging}`,
+        );
+      } catch (e) {
+        this.reportRuntimeError(e, plan.dag, file);
+        return EXIT_RUNTIME;
+      }
+    }
+    return EXIT_OK;
+  }
+
+  async execute(
+    dag: PhysicalDag,
+    opts: ScriptOptions,
+    connectors: ConnectorRegistry = this.connectors,
+  ): Promise<number> {
     const zone = this.session.localTimeZone;
     const printers = new Map<readonly unknown[], TableauPrinter>();
     const checkpoints = this.checkpointPlan(dag, opts);
@@ -611,7 +692,7 @@ export class Engine {
       result = await this.metrics.run(dag, {
         ...checkpointJobOptions(checkpoints, opts.savepoints),
         ...(progress ? { onProgress: (m) => progress.update(m) } : {}),
-        connectors: this.connectors,
+        connectors,
         cwd: this.options.cwd,
         collect: (batch, schema) => {
           let p = printers.get(schema);

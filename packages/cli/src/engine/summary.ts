@@ -111,6 +111,8 @@ export function watermarkLag(wm: number | null, now: number): string | null {
 }
 
 function humanCounter(name: string): string {
+  // `quality.<rule>`: rows that broke a quality rule (quarantined, dropped, or the one that failed)
+  if (name.startsWith("quality.")) return `broke quality rule '${name.slice("quality.".length)}'`;
   return name.replace(/([A-Z])/g, " $1").toLowerCase();
 }
 

@@ -72,6 +72,18 @@ export class MetricsExposition {
       "Bad records skipped by the source ('*.ignore-parse-errors').",
       (s) => s.counters.skippedRecords ?? 0,
     );
+    counter(
+      "weir_source_quality_violations_total",
+      "Rows that broke a quality rule of the source ('quality.*'), by rule: quarantined, dropped, or the one that failed the job.",
+      [...sourceL, "rule"],
+      (set) =>
+        each((m, job) => {
+          for (const [id, s] of Object.entries(m.metrics().sources))
+            for (const [k, v] of Object.entries(s.counters))
+              if (k.startsWith("quality."))
+                set({ job, task: m.taskName(id), table: s.table, rule: k.slice("quality.".length) }, v);
+        })(),
+    );
     gauge(
       "weir_source_watermark_seconds",
       "The source's current watermark (epoch seconds); absent before the first.",

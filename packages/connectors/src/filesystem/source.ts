@@ -59,6 +59,10 @@ export class FilesystemSource implements SourceReader {
   private nextScanAt = 0;
   private path = "";
   private cwd = "";
+  /** Per returned row, its line and the line's text (`recordOrigins`); null when not asked for. */
+  private originAt: number[] | null = null;
+  private originRaw: string[] | null = null;
+  private onBadRecord: SourceReaderContext["onBadRecord"];
 
   async open(ctx: SourceReaderContext): Promise<void> {
     try {
@@ -72,6 +76,11 @@ export class FilesystemSource implements SourceReader {
     const { node } = ctx;
     this.table = node.table;
     this.metrics = ctx.metrics;
+    this.onBadRecord = ctx.onBadRecord;
+    if (ctx.recordOrigins) {
+      this.originAt = [];
+      this.originRaw = [];
+    }
     const physical: Field[] = [];
     const wanted = node.projectedColumns === null ? null : new Set(node.projectedColumns);
     const projection = new Set<number>();
@@ -177,7 +186,12 @@ export class FilesystemSource implements SourceReader {
       // The position after the last line read (once per poll, not per line).
       if (this.reader === reader) file.pos = { offset: reader.offset, line: reader.line, done: false };
       if (out.length > 0) {
-        return { kind: "data", splits: [{ split: file.split, batch: out.finish() }] };
+        const batch = out.finish();
+        if (this.originAt === null) return { kind: "data", splits: [{ split: file.split, batch }] };
+        const origins = { at: this.originAt, raw: this.originRaw! };
+        this.originAt = [];
+        this.originRaw = [];
+        return { kind: "data", splits: [{ split: file.split, batch, origins }] };
       }
     }
     return null;
@@ -198,6 +212,7 @@ export class FilesystemSource implements SourceReader {
       else this.decoder.decode(line, target);
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;
+      if (this.onBadRecord?.(file.split, lineNo, line, e.message)) return;
       if (this.decoder.ignoreParseErrors) {
         this.metrics.set("skippedRecords", (this.metrics.get("skippedRecords") ?? 0) + 1);
         return;
@@ -206,6 +221,13 @@ export class FilesystemSource implements SourceReader {
         table: this.table,
         hint: `to skip records that do not parse (and count them), set '${this.formatName}.ignore-parse-errors' = 'true' on table '${this.table}'`,
       });
+    }
+    if (this.originAt !== null) {
+      const produced = this.identity ? out.length - this.originAt.length : this.scratch.length;
+      for (let i = 0; i < produced; i++) {
+        this.originAt.push(lineNo);
+        this.originRaw!.push(line);
+      }
     }
     if (this.identity || this.scratch.length === 0) return;
     const decoded = this.scratch.finish();
@@ -220,6 +242,10 @@ export class FilesystemSource implements SourceReader {
       row[i] = typeof l === "number" ? decoded[l] : l(file);
     }
     return row;
+  }
+
+  describe(split: string, at: number | string): string {
+    return `file ${split} line ${at}`;
   }
 
   position(): Json {

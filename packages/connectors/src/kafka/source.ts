@@ -64,6 +64,8 @@ interface PartitionState {
   headTime: number;
   /** The offset of `head`'s record. */
   headOffset: number;
+  /** The value of `head`'s record as read (for `recordOrigins`). */
+  headRaw: unknown;
 }
 
 /** Fetched records of one partition, waiting for `poll`; `advanceTo` is where the chunk leaves `next`. */
@@ -133,6 +135,10 @@ export class KafkaSourceReader implements SourceReader {
   private groupId: string | undefined;
   private committing = false;
   private rowtime: ((row: Row) => unknown) | null = null;
+  /** `recordOrigins`: the offset and value of each row handed out by the current merge. */
+  private originAt: number[] | null = null;
+  private originRaw: unknown[] | null = null;
+  private onBadRecord: SourceReaderContext["onBadRecord"];
   private bounded = false;
   private discoveryMs = 0;
   private refreshing = false;
@@ -150,6 +156,11 @@ export class KafkaSourceReader implements SourceReader {
     this.node = node;
     this.metrics = ctx.metrics;
     this.rowtime = ctx.rowtime ?? null;
+    this.onBadRecord = ctx.onBadRecord;
+    if (ctx.recordOrigins) {
+      this.originAt = [];
+      this.originRaw = [];
+    }
     this.upsert = node.connector === "upsert-kafka";
     // upsert-kafka reads the whole compacted topic (Flink's connector has no startup mode).
     const options: Readonly<Record<string, string>> =
@@ -237,6 +248,7 @@ export class KafkaSourceReader implements SourceReader {
       headRows: [],
       headTime: 0,
       headOffset: -1,
+      headRaw: null,
     };
     this.parts.set(split, part);
     this.ordered = [...this.parts.values()].sort((a, b) =>
@@ -367,6 +379,13 @@ export class KafkaSourceReader implements SourceReader {
     return out;
   }
 
+  describe(split: string, at: number | string): string {
+    const p = this.parts.get(split);
+    return p === undefined
+      ? `split ${split} offset ${at}`
+      : `topic ${p.topic} partition ${p.partition} offset ${at}`;
+  }
+
   /** A checkpoint is complete: its offsets are committed to `'properties.group.id'` (as Flink does). */
   onCheckpointComplete(position: Json): void {
     const byTopic = new Map<string, { partition: number; offset: string }[]>();
@@ -447,6 +466,12 @@ export class KafkaSourceReader implements SourceReader {
         out.push(headOps[i], headRows[i]);
         rowSplits?.push(split);
       }
+      if (this.originAt !== null) {
+        for (let i = 0; i < headLength; i++) {
+          this.originAt.push(best.headOffset);
+          this.originRaw!.push(best.headRaw);
+        }
+      }
       best.next = best.headOffset + 1;
       best.headLength = 0;
     }
@@ -455,9 +480,21 @@ export class KafkaSourceReader implements SourceReader {
     }
     if (out.length === 0 || first === null) return null;
     const batch = out.finish();
+    const origins = this.originAt === null ? undefined : { at: this.originAt, raw: this.originRaw! };
+    if (origins !== undefined) {
+      this.originAt = [];
+      this.originRaw = [];
+    }
     return {
       kind: "data",
-      splits: [rowSplits !== null ? { split: first, batch, rowSplits } : { split: first, batch }],
+      splits: [
+        {
+          split: first,
+          batch,
+          ...(rowSplits !== null ? { rowSplits } : {}),
+          ...(origins !== undefined ? { origins } : {}),
+        },
+      ],
     };
   }
 
@@ -498,6 +535,7 @@ export class KafkaSourceReader implements SourceReader {
       }
       p.headLength = n;
       p.headOffset = offset;
+      p.headRaw = m.value;
       p.headTime = this.mergeKey(p.headRows[0], m);
       return true;
     }
@@ -587,6 +625,7 @@ export class KafkaSourceReader implements SourceReader {
     } catch (e) {
       this.scratch.clear();
       if (!(e instanceof FormatError)) throw e;
+      if (this.onBadRecord?.(part.split, Number(m.offset), m.value, e.message)) return 0;
       const ignore = this.valueDecoder.ignoreParseErrors || (keyed?.ignoreParseErrors ?? false);
       if (ignore) {
         this.metrics.set("skippedRecords", (this.metrics.get("skippedRecords") ?? 0) + 1);

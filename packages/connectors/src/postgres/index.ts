@@ -1,3 +1,12 @@
+export {
+  BACKFILL_COLUMNS,
+  type BackfillTarget,
+  backfillMergedAt,
+  MERGE_LOG_TABLE,
+  type MergeResult,
+  mergeBackfill,
+  stagingTableName,
+} from "./backfill.js";
 export { connectPg, type PgConnect, type PgConnection, type PgParam, type PgResult } from "./client.js";
 export { type PendingKey, type ReducedChanges, UpsertReducer } from "./reduce.js";
 export { createPostgresSink, type PostgresSinkDeps, PostgresSinkWriter } from "./sink.js";

@@ -1,4 +1,5 @@
 import type * as ast from "@weir/parser";
+import { parseExpression } from "@weir/parser";
 import type {
   CatalogColumn,
   CatalogTable,
@@ -7,8 +8,16 @@ import type {
   OptionSpans,
 } from "../catalog/catalog.js";
 import { checkMetadataColumn, validateOptions } from "../catalog/connector-options.js";
+import { parseDuration } from "../catalog/durations.js";
+import {
+  BUILTIN_QUALITY_RULES,
+  QUALITY_CHECK_PREFIX,
+  QUALITY_PREFIX,
+  type QualityCheck,
+  type TableQuality,
+} from "../catalog/quality.js";
 import type { Expr } from "../expr.js";
-import { remapInputs } from "../expr.js";
+import { inputsOf, remapInputs } from "../expr.js";
 import type { Field } from "../physical.js";
 import type { DataType, TimestampType } from "../types.js";
 import { formatType, isTimestamp, materialize, withNullable } from "../types.js";
@@ -353,6 +362,13 @@ export function bindCreateTable(stmt: ast.CreateTable, ctx: BindContext): Catalo
       if (bad) fail("invalid-metadata-column", bad.message, c.span, bad.hint);
     }
   }
+  const quality = bindQuality(
+    options,
+    columns.map((c) => ({ name: c.name, type: c.type!, kind: c.kind })),
+    watermark,
+    bound,
+    (key) => stmt.options.find((o) => o.key.value === key)?.value.span ?? stmt.name.span,
+  );
 
   let partitionKeys: string[] = [];
   if (base && modes?.PARTITIONS === "INCLUDING") partitionKeys = [...base.partitionKeys];
@@ -398,7 +414,106 @@ export function bindCreateTable(stmt: ast.CreateTable, ctx: BindContext): Catalo
     temporary: stmt.temporary,
     span: toSourceSpan(stmt.span),
     schema,
+    ...(quality !== null ? { quality } : {}),
   };
+}
+
+/**
+ * The `'quality.*'` options bound against the table row: check expressions over every column
+ * (computed ones included), the event-time rules against the WATERMARK column.
+ */
+function bindQuality(
+  options: ReadonlyMap<string, string>,
+  columns: readonly { name: string; type: DataType; kind: CatalogColumn["kind"] }[],
+  watermark: CatalogWatermark | null,
+  computed: ReadonlyMap<number, { expr: Expr }>,
+  spanOf: (key: string) => ast.Span,
+): TableQuality | null {
+  const keys = [...options.keys()].filter((k) => k.startsWith(QUALITY_PREFIX));
+  if (keys.length === 0) return null;
+  const duration = (key: string) => {
+    const v = options.get(key);
+    return v === undefined ? null : (parseDuration(v) ?? null);
+  };
+  const maxFutureSkewMs = duration("quality.max-future-skew");
+  const maxAgeMs = duration("quality.max-age");
+  const requireZone = options.get("quality.require-zone")?.toLowerCase() === "true";
+  for (const key of ["quality.max-future-skew", "quality.max-age", "quality.require-zone"]) {
+    if (options.has(key) && watermark === null) {
+      fail(
+        "invalid-option",
+        `option '${key}' is a rule on the event time, but the table declares no WATERMARK`,
+        spanOf(key),
+        "declare WATERMARK FOR <time column> AS ... in the table, or use 'quality.check.<name>' for a rule on any column",
+      );
+    }
+  }
+  let requireZoneColumns: number[] = [];
+  if (requireZone && watermark !== null) {
+    // The STRING columns the event time is computed from: only text can lack a zone.
+    const col = watermark.column;
+    const from = computed.get(col);
+    requireZoneColumns = from
+      ? [...inputsOf(from.expr)].filter((i) => {
+          const t = columns[i]!.type;
+          return t.kind === "VARCHAR" || t.kind === "CHAR";
+        })
+      : [];
+    if (requireZoneColumns.length === 0) {
+      fail(
+        "invalid-option",
+        `option 'quality.require-zone': the event time '${columns[col]!.name}' is not computed from a STRING column, so there is no text whose time zone Weir could check`,
+        spanOf("quality.require-zone"),
+        `read the time as STRING and compute the event time from it, e.g. paid_at STRING, ts AS TO_TIMESTAMP_LTZ(paid_at, 'yyyy-MM-dd''T''HH:mm:ssXXX'), WATERMARK FOR ts AS ...`,
+      );
+    }
+  }
+  const rowScope = () =>
+    new Scope(columns.map((c, index) => ({ name: c.name, qualifier: null, index, type: c.type })));
+  const checks: QualityCheck[] = [];
+  for (const key of keys.filter((k) => k.startsWith(QUALITY_CHECK_PREFIX)).sort()) {
+    const name = key.slice(QUALITY_CHECK_PREFIX.length);
+    if ((BUILTIN_QUALITY_RULES as readonly string[]).includes(name)) {
+      fail("invalid-option", `option '${key}': '${name}' is the name of a built-in rule`, spanOf(key));
+    }
+    const sql = options.get(key)!;
+    const parsed = parseExpression(sql);
+    const first = parsed.diagnostics.find((d) => d.severity === "error");
+    if (parsed.node === undefined || first !== undefined) {
+      fail(
+        "invalid-option",
+        first === undefined
+          ? `option '${key}': not a SQL expression`
+          : `option '${key}': ${first.message} (at column ${first.span.column} of the expression)`,
+        spanOf(key),
+      );
+    }
+    let expr: Expr;
+    try {
+      expr = bindExpr(parsed.node, { scope: rowScope(), clause: `the check '${name}'` });
+    } catch (e) {
+      if (!(e instanceof BindError)) throw e;
+      fail("invalid-option", `option '${key}': ${e.diagnostics[0]?.message ?? e.message}`, spanOf(key));
+    }
+    if (expr.type.kind !== "BOOLEAN") {
+      fail(
+        "invalid-option",
+        `option '${key}': a check must be a boolean expression, but '${sql}' is ${formatType(expr.type)}`,
+        spanOf(key),
+      );
+    }
+    checks.push({ name, expr, sql });
+  }
+  const quarantine = options.get("quality.quarantine") ?? null;
+  const onViolation = options.get("quality.on-violation") === "drop" ? "drop" : "fail";
+  if (quarantine !== null && options.has("quality.on-violation")) {
+    fail(
+      "invalid-option",
+      "option 'quality.on-violation' applies without a quarantine table; with 'quality.quarantine' every row that breaks a rule goes to the quarantine",
+      spanOf("quality.on-violation"),
+    );
+  }
+  return { maxFutureSkewMs, maxAgeMs, requireZoneColumns, checks, quarantine, onViolation };
 }
 
 function comment(def: ast.ColumnDef): { comment?: string } {

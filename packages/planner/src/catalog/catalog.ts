@@ -3,6 +3,7 @@ import type { Expr } from "../expr.js";
 import type { Field, SourceSpan } from "../physical.js";
 import type { DataType } from "../types.js";
 import { formatType, withNullable } from "../types.js";
+import type { TableQuality } from "./quality.js";
 
 /**
  * A column of a catalog table. Physical columns are read from (and written to) the connector's
@@ -61,6 +62,8 @@ export interface CatalogTable {
   readonly temporary: boolean;
   readonly span: SourceSpan;
   readonly schema: readonly Field[];
+  /** The `'quality.*'` rules of a source table, bound (absent without any). */
+  readonly quality?: TableQuality;
 }
 
 /** A view: its query is bound again (expanded) wherever the view is used. */

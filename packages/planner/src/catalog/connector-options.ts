@@ -1,5 +1,6 @@
 import { type DataType, formatType } from "../types.js";
 import { parseDuration, parseMemorySize } from "./durations.js";
+import { QUALITY_CHECK_PREFIX, QUALITY_OPTIONS, QUALITY_PREFIX } from "./quality.js";
 import { redactUrl } from "./secrets.js";
 
 /**
@@ -169,6 +170,40 @@ const sinkBuffer: OptionSpec[] = [
       "'exactly-once': each checkpoint's changes in one transaction with a progress row (weir_sink_progress), at commit",
   },
 ];
+
+/** What `weir run --backfill` reads instead of a realtime source, and how it merges a sink (docs/data-contracts.md). */
+const backfillSink: OptionSpec[] = [
+  {
+    key: "backfill.staging-table",
+    type: str,
+    description: "backfill: the staging table (default: the target's table-name + '_staging')",
+  },
+  {
+    key: "backfill.version-column",
+    type: str,
+    description: "backfill: the target's version column of the merge's guard (default 'version')",
+  },
+  {
+    key: "backfill.cutover",
+    type: str,
+    description: "backfill: merge only rows whose event time is before this instant (ISO-8601 with a zone)",
+  },
+];
+const BACKFILL_OPTIONS: Readonly<Record<string, readonly OptionSpec[]>> = {
+  filesystem: [
+    { key: "backfill.path", type: str, description: "backfill: the files to replay instead of 'path'" },
+  ],
+  kafka: [
+    { key: "backfill.topic", type: str, description: "backfill: the replay topic read instead of 'topic'" },
+    {
+      key: "backfill.group-id",
+      type: str,
+      description: "backfill: the replay's consumer group (default: the realtime group + '-backfill')",
+    },
+  ],
+  postgres: backfillSink,
+  jdbc: backfillSink,
+};
 
 export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
   filesystem: {
@@ -564,8 +599,31 @@ export function validateOptions(
     }
   }
 
+  if (spec.source) for (const o of QUALITY_OPTIONS) known.set(o.key, o);
+  for (const o of BACKFILL_OPTIONS[spec.name] ?? []) known.set(o.key, o);
   for (const [key, value] of options) {
     if (key === "connector") continue;
+    if (spec.source && key.startsWith(QUALITY_CHECK_PREFIX)) {
+      const name = key.slice(QUALITY_CHECK_PREFIX.length);
+      if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name)) {
+        problems.push({
+          key,
+          at: "key",
+          message: `option '${key}': a check name is letters, digits, '_' and '-', starting with a letter`,
+        });
+      } else if (value.trim() === "") {
+        problems.push({ key, at: "value", message: `option '${key}': expected a SQL boolean expression` });
+      }
+      continue;
+    }
+    if (!spec.source && key.startsWith(QUALITY_PREFIX)) {
+      problems.push({
+        key,
+        at: "key",
+        message: `option '${key}': quality rules apply to sources, and connector '${spec.name}' can only be written to`,
+      });
+      continue;
+    }
     const o = known.get(key);
     if (!o) {
       if (spec.prefixes.some((p) => key.startsWith(p) && key.length > p.length)) continue;

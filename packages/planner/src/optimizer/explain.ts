@@ -5,6 +5,7 @@ import type {
   PhysicalDag,
   PhysicalNode,
   SortKey,
+  SourceNode,
   WindowSpec,
 } from "../physical.js";
 import { formatExpr, formatMillis } from "./exprs.js";
@@ -177,7 +178,7 @@ export function nodeLabel(node: PhysicalNode, nodes: readonly PhysicalNode[]): s
     case "source":
       return `TableSourceScan(table=[${node.table}], fields=[${fieldList(
         node.projectedColumns ? node.projectedColumns.map((c) => node.schema[c]!) : node.schema,
-      )}]${node.watermark ? `, watermark=[${formatExpr(node.watermark.expr, node.schema)}]` : ""})`;
+      )}]${node.watermark ? `, watermark=[${formatExpr(node.watermark.expr, node.schema)}]` : ""}${node.quality ? `, quality=[${qualityText(node)}]` : ""})`;
     case "values":
       return `Values(tuples=[${node.rows.length}], fields=[${fieldList(node.schema)}])`;
     case "calc": {
@@ -282,4 +283,18 @@ export function nodeLabel(node: PhysicalNode, nodes: readonly PhysicalNode[]): s
       return _exhaustive;
     }
   }
+}
+
+/** A source's quality rules as EXPLAIN prints them: `max-future-skew=24 h, check produced_after_paid, quarantine=bad`. */
+function qualityText(node: SourceNode): string {
+  const q = node.quality!;
+  const parts: string[] = [];
+  const o = node.options;
+  if (q.maxFutureSkewMs !== null) parts.push(`max-future-skew=${o["quality.max-future-skew"]}`);
+  if (q.maxAgeMs !== null) parts.push(`max-age=${o["quality.max-age"]}`);
+  if (q.requireZoneColumns.length > 0)
+    parts.push(`require-zone=${q.requireZoneColumns.map((c) => node.schema[c]!.name).join(" ")}`);
+  for (const c of q.checks) parts.push(`check ${c.name}=(${c.sql})`);
+  parts.push(q.quarantine !== null ? `quarantine=${q.quarantine}` : `on-violation=${q.onViolation}`);
+  return parts.join(", ");
 }

@@ -1,14 +1,19 @@
 import type { CatalogTable } from "../catalog/catalog.js";
+import { validateOptions } from "../catalog/connector-options.js";
+import { QUARANTINE_FIELDS, QUARANTINE_PORT, quarantineTypeFits } from "../catalog/quality.js";
 import type { LogicalNode } from "../logical.js";
 import {
   type Field,
   PHYSICAL_DAG_VERSION,
   type PhysicalDag,
   type PhysicalNode,
+  type SideOutputNode,
   type SinkNode,
+  type SourceNode,
   type SourceSpan,
+  type UnionNode,
 } from "../physical.js";
-import { DagBuilder, isInsertOnly } from "./builder.js";
+import { DagBuilder, INSERT_ONLY, isInsertOnly } from "./builder.js";
 import { PlanError } from "./errors.js";
 import { nodeLabel } from "./explain.js";
 import { checkWindowResults, planLateData } from "./late.js";
@@ -131,7 +136,7 @@ function tableSink(
 export function optimize(
   targets: readonly PlanTarget[],
   settings: Readonly<Record<string, string>>,
-  /** Looks up the tables that a source's `'late.side-output'` names (none: such a plan is refused). */
+  /** Looks up tables by name: what a source's `'late.side-output'` or `'quality.quarantine'` names. */
   resolveTable: (name: string) => CatalogTable | undefined = () => undefined,
 ): PhysicalDag {
   const b = new DagBuilder(settings);
@@ -188,5 +193,92 @@ export function optimize(
       return tableSink(b, table, input, fields, positions, table.span);
     }),
   );
+  sinks.push(...addQuarantineSinks(b, targets, resolveTable));
   return { version: PHYSICAL_DAG_VERSION, nodes: pushProjectionsIntoSources(b.nodes), sinks, settings };
+}
+
+/**
+ * One sink per quarantine table, reading the side-output port `quarantine` of every scan of a
+ * table whose `'quality.quarantine'` names it (a union when several do). The table's columns are
+ * any of {@link QUARANTINE_FIELDS}, by name.
+ */
+function addQuarantineSinks(
+  b: DagBuilder,
+  targets: readonly PlanTarget[],
+  resolveTable: (name: string) => CatalogTable | undefined,
+): number[] {
+  const byTable = new Map<string, SourceNode[]>();
+  for (const n of b.nodes) {
+    const q = n.kind === "source" ? n.quality?.quarantine : undefined;
+    if (n.kind !== "source" || q === undefined || q === null) continue;
+    byTable.set(q, [...(byTable.get(q) ?? []), n]);
+  }
+  const ids: number[] = [];
+  for (const [name, sources] of byTable) {
+    const first = sources[0]!;
+    const table = resolveTable(name);
+    const where = `table '${first.table}' has 'quality.quarantine' = '${name}'`;
+    if (table === undefined) {
+      throw new PlanError(
+        `${where}, but there is no table '${name}'`,
+        first.span,
+        `declare the quarantine table before the job, e.g. CREATE TABLE ${name} (rule STRING, reason STRING, position STRING, raw STRING, event_time TIMESTAMP_LTZ(3)) WITH ('connector' = 'filesystem', 'path' = '${name}.jsonl', 'format' = 'json')`,
+      );
+    }
+    if (targets.some((t) => t.kind === "table" && t.table.name === table.name)) {
+      throw new PlanError(
+        `${where}, and the job also inserts into '${name}': a quarantine table takes only quarantined rows`,
+        first.span,
+        "use a table of its own for the quarantine",
+      );
+    }
+    const problems = validateOptions(new Map(Object.entries(table.options)), "sink");
+    if (problems.length > 0) throw new PlanError(`${where}: ${problems[0]!.message}`, table.span);
+    const { fields: columns } = writableColumns(table);
+    const fields = columns.map((c) => {
+      const f = QUARANTINE_FIELDS.findIndex((q) => q.name === c.name);
+      if (f < 0) {
+        throw new PlanError(
+          `quarantine table '${name}' has a column '${c.name}', which the quarantine does not fill`,
+          table.span,
+          `a quarantine table's columns are any of: ${QUARANTINE_FIELDS.map((q) => `${q.name} ${q.kind === "text" ? "STRING" : "TIMESTAMP_LTZ(3)"}`).join(", ")}`,
+        );
+      }
+      if (!quarantineTypeFits(QUARANTINE_FIELDS[f]!.kind, c.type)) {
+        throw new PlanError(
+          `quarantine table '${name}': column '${c.name}' must be ${QUARANTINE_FIELDS[f]!.kind === "text" ? "STRING" : "TIMESTAMP_LTZ(3)"}`,
+          table.span,
+        );
+      }
+      return f;
+    });
+    const sides = sources.map((src) =>
+      b.add<SideOutputNode>({
+        kind: "side-output",
+        inputs: [src.id],
+        port: QUARANTINE_PORT,
+        columns: fields,
+        schema: columns,
+        changelogMode: INSERT_ONLY,
+        streamKey: null,
+        watermarkColumn: null,
+        ...(src.span ? { span: src.span } : {}),
+      }),
+    );
+    const input =
+      sides.length === 1
+        ? sides[0]!
+        : b.add<UnionNode>({
+            kind: "union",
+            inputs: sides.map((n) => n.id),
+            schema: columns,
+            changelogMode: INSERT_ONLY,
+            streamKey: null,
+            watermarkColumn: null,
+          });
+    const { fields: tableFields, positions } = writableColumns(table);
+    const sink = { id: tableSink(b, table, input, tableFields, positions, table.span) };
+    ids.push(sink.id);
+  }
+  return ids;
 }

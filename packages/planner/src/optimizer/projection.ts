@@ -33,6 +33,9 @@ function withProjection(n: SourceNode, used: Set<number>): SourceNode {
     inputsOf(n.watermark.expr, used);
   }
   if (n.primaryKey) for (const k of n.primaryKey) used.add(k);
+  // Quality rules read their columns for every row, whatever the query reads.
+  for (const c of n.quality?.checks ?? []) inputsOf(c.expr, used);
+  for (const i of n.quality?.requireZoneColumns ?? []) used.add(i);
   // Computed columns read other columns of the same row: keep what they read, transitively.
   for (let changed = true; changed; ) {
     changed = false;

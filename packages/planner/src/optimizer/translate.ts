@@ -1,4 +1,5 @@
 import { parseDuration } from "../catalog/durations.js";
+import { QUALITY_PREFIX } from "../catalog/quality.js";
 import { E, type Expr, inputsOf } from "../expr.js";
 import type {
   LogicalAggregate,
@@ -152,6 +153,14 @@ export class Translator {
         "declare WATERMARK FOR <time column> AS ... in the table, or remove the option",
       );
     }
+    const hinted = Object.keys(node.hintOptions).find((k) => k.startsWith(QUALITY_PREFIX));
+    if (hinted !== undefined) {
+      throw new PlanError(
+        `the OPTIONS hint sets '${hinted}' on table '${t.name}': quality rules are part of the table's contract and are declared in its CREATE TABLE`,
+        node.span,
+        "move the option into the table's WITH (...)",
+      );
+    }
     const connector = options.connector ?? "";
     const format = options["value.format"] ?? options.format ?? "";
     const upsert = connector === "upsert-kafka";
@@ -179,6 +188,7 @@ export class Translator {
       ...(idleAdvanceMs > 0 ? { idleAdvanceMs } : {}),
       primaryKey: t.primaryKey,
       projectedColumns: null,
+      ...(t.quality ? { quality: t.quality } : {}),
       ...(node.span ? { span: node.span } : {}),
     });
     if (!upsert) return source;

@@ -1,9 +1,33 @@
+import { ExpressionError } from "./errors.js";
+
 /**
  * Civil-calendar arithmetic on Weir's run-time values: DATE = days since 1970-01-01, TIME = millis
  * of day, TIMESTAMP = wall-clock millis read as UTC. Proleptic Gregorian calendar, as java.time.
  */
 
 export const MS_PER_DAY = 86_400_000;
+
+/** The largest TIMESTAMP / TIMESTAMP_LTZ magnitude Weir holds (epoch ms, about ±275,000 years). */
+export const MAX_TIMESTAMP_MS = 8.64e15;
+
+/**
+ * The result of date/time arithmetic, checked: a non-finite or out-of-range value (a NaN instant)
+ * never leaves an expression; it fails the row's operator with the SQL position instead.
+ */
+export function checkedTimestamp(ms: number, what = "date/time arithmetic"): number {
+  if (ms >= -MAX_TIMESTAMP_MS && ms <= MAX_TIMESTAMP_MS) return ms;
+  throw new ExpressionError(
+    `timestamp out of range: ${what} left the range of TIMESTAMP (about ±275,000 years around 1970)`,
+  );
+}
+
+/** As {@link checkedTimestamp}, for DATE values (days). */
+export function checkedDate(days: number, what = "date arithmetic"): number {
+  if (days >= -MAX_TIMESTAMP_MS / MS_PER_DAY && days <= MAX_TIMESTAMP_MS / MS_PER_DAY) return days;
+  throw new ExpressionError(
+    `date out of range: ${what} left the range of DATE (about ±275,000 years around 1970)`,
+  );
+}
 
 export interface Civil {
   year: number;
@@ -154,9 +178,9 @@ export function parseTimestamp(text: string, smart = false): number | null {
     day = daysInMonth(year, month);
   }
   if (hour > 23 || minute > 59 || second > 59) return null;
-  return (
-    daysFromCivil(year, month, day) * MS_PER_DAY + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms
-  );
+  const w =
+    daysFromCivil(year, month, day) * MS_PER_DAY + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms;
+  return Math.abs(w) <= MAX_TIMESTAMP_MS ? w : null;
 }
 
 const DATE_TEXT = /^\s*(-?\d{1,9})-(\d{1,2})-(\d{1,2})\s*$/;
@@ -169,7 +193,8 @@ export function parseDate(text: string): number | null {
   const month = Number(m[2]);
   const day = Number(m[3]);
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
-  return daysFromCivil(year, month, day);
+  const d = daysFromCivil(year, month, day);
+  return Math.abs(d) <= MAX_TIMESTAMP_MS / MS_PER_DAY ? d : null;
 }
 
 const TIME_TEXT = /^\s*(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?\s*$/;

@@ -1,7 +1,14 @@
 import type { DataType } from "@weir/planner";
 import type { CallSite, FnImpl } from "./callSite.js";
 import { fnFor, inline } from "./callSite.js";
-import { addMonthsToDays, addMonthsToTimestamp, floorDiv, MS_PER_DAY } from "./datetime.js";
+import {
+  addMonthsToDays,
+  addMonthsToTimestamp,
+  checkedDate,
+  checkedTimestamp,
+  floorDiv,
+  MS_PER_DAY,
+} from "./datetime.js";
 import type { DecimalShape } from "./decimal.js";
 import {
   decimalAdd,
@@ -61,6 +68,27 @@ function datetimeArithmetic(op: Op, c: CallSite): string {
   if (isInterval(ta) && !isInterval(tb))
     return datetimeArithmetic(op, { ...c, args: [b, a], argTypes: [tb, ta] });
   const sign = op === "-" ? "-" : "";
+  const code = datetimeArithmeticCode(op, c, a, b, ta, tb, sign);
+  switch (ta.kind) {
+    case "DATE":
+      return `${c.env(checkedDate)}(${code}, "DATE ${op} INTERVAL")`;
+    case "TIMESTAMP":
+    case "TIMESTAMP_LTZ":
+      return `${c.env(checkedTimestamp)}(${code}, "${ta.kind} ${op} INTERVAL")`;
+    default:
+      return code;
+  }
+}
+
+function datetimeArithmeticCode(
+  op: Op,
+  c: CallSite,
+  a: string,
+  b: string,
+  ta: DataType,
+  tb: DataType,
+  sign: string,
+): string {
   if (tb.kind === "INTERVAL_YEAR_MONTH") {
     switch (ta.kind) {
       case "DATE":

@@ -4,6 +4,7 @@ import { keywordArg } from "./callSite.js";
 import { dateFormatter, dateParser } from "./dateFormat.js";
 import {
   addMonthsToTimestamp,
+  checkedTimestamp,
   civilFromDays,
   dayOfWeek,
   dayOfYear,
@@ -250,11 +251,16 @@ const timestampAdd: FnImpl = {
     addUnit(unit, 0, 0); // validates the unit at compile time
     // TIMESTAMP_LTZ: on the epoch millis, months too (Flink adds months in UTC, not local time)
     if (t.kind === "TIMESTAMP_LTZ") {
-      return `${c.env((n: number, v: number) => addUnit(unit, v, n))}(${c.args[1]}, ${c.args[2]})`;
+      const f = (n: number, v: number) => checkedTimestamp(addUnit(unit, v, n), "TIMESTAMPADD");
+      return `${c.env(f)}(${c.args[1]}, ${c.args[2]})`;
     }
     const wall = toWall(t, c.zone);
     const back = fromWall(t, c.zone);
-    return `${c.env((n: number, v: number) => back(addUnit(unit, wall(v), n)))}(${c.args[1]}, ${c.args[2]})`;
+    const f = (n: number, v: number) => {
+      const w = checkedTimestamp(addUnit(unit, wall(v), n), "TIMESTAMPADD");
+      return back(w);
+    };
+    return `${c.env(f)}(${c.args[1]}, ${c.args[2]})`;
   },
 };
 

@@ -29,7 +29,10 @@ export class SourceTask implements Task {
     readonly reader: SourceReader,
     readonly op: SourceOperator,
     private readonly cwd: string,
-  ) {}
+  ) {
+    op.counters = this.counters;
+    if (reader.describe) op.describe = reader.describe.bind(reader);
+  }
 
   async open(ctx: TaskContext): Promise<void> {
     const rowtime = this.op.rowtimeOf();
@@ -39,6 +42,8 @@ export class SourceTask implements Task {
       settings: ctx.settings,
       cwd: this.cwd,
       ...(rowtime !== null ? { rowtime } : {}),
+      ...(this.op.wantsOrigins ? { recordOrigins: true } : {}),
+      ...(this.node.quality ? { onBadRecord: this.op.badRecord.bind(this.op) } : {}),
     });
     for (const split of this.reader.splits?.() ?? []) this.op.tracker.addSplit(split);
     ctx.metrics.gauge("currentWatermark", () => this.op.watermark);

@@ -1,5 +1,6 @@
 import type { ChangelogMode, PhysicalDag, PhysicalNode, SinkNode, SourceNode } from "@weir/planner";
-import { type ChangeBatch, Message } from "../changelog.js";
+import { QUARANTINE_PORT } from "@weir/planner";
+import { ChangeBatch, Message, type Row } from "../changelog.js";
 import type { SinkWriter, SinkWriterContext, SourceReader } from "../connector.js";
 import "../operators/index.js";
 import type { Operator } from "../operator.js";
@@ -177,10 +178,12 @@ export class JobGraph {
     switch (node.kind) {
       case "source": {
         const ctx = evalContextOf(this.options.settings, this.options.now, () => NO_WATERMARK);
+        const quarantine = (rows: readonly Row[]) =>
+          this.side(node.id, QUARANTINE_PORT, ChangeBatch.inserts(rows as Row[]));
         const task = new SourceTask(
           node,
           this.options.reader(node),
-          new SourceOperator(node, ctx, this.options.now),
+          new SourceOperator(node, ctx, this.options.now, quarantine),
           this.options.cwd,
         );
         const driver = this.driver(node, task);

@@ -1,7 +1,7 @@
-import type { SourceNode } from "@weir/planner";
+import type { SourceNode, TableQuality } from "@weir/planner";
 import type { ChangeBatch, Row } from "../changelog.js";
 import { ChangeBatchBuilder, Message, Op } from "../changelog.js";
-import type { PollResult } from "../connector.js";
+import { ConnectorError, type PollResult, type RecordOrigins, type SplitBatch } from "../connector.js";
 import type { CompiledExpr } from "../expr/compile.js";
 import { compileExpr } from "../expr/compile.js";
 import type { EvalContext } from "../expr/context.js";
@@ -15,9 +15,14 @@ import { WatermarkTracker } from "../time/watermarks.js";
  * split, with the node's idle timeout), or `idle`. The end of a bounded source becomes the final
  * watermark (+∞) and `end`.
  *
- * Invariant: a row whose rowtime (the watermark column) is NULL fails the job, as in Flink, except
- * a delete (an upsert-kafka tombstone carries only its key), which passes without moving the
- * watermark.
+ * Quality (issue 14): a row whose rowtime (the watermark column) is NULL or cannot be computed,
+ * or that breaks one of the table's `'quality.*'` rules, never reaches the query and never moves
+ * the watermark. It goes to the `quarantine` side output (with the rule, the raw record and its
+ * position) when the table names a quarantine table, is dropped and counted with
+ * `'quality.on-violation' = 'drop'`, and otherwise fails the job naming the record's position
+ * (Flink fails on a NULL rowtime too). Every such row is counted per rule (`quality.<rule>`).
+ * A delete with a NULL rowtime (an upsert-kafka tombstone carries only its key) is no violation:
+ * it passes without moving the watermark.
  */
 export class SourceOperator {
   readonly tracker: WatermarkTracker;
@@ -32,11 +37,19 @@ export class SourceOperator {
   private readonly onEvent: boolean;
   /** Per split, the largest watermark candidate seen (on-event emission). */
   private readonly splitMax = new Map<string, number>();
+  private readonly quality: TableQuality | null;
+  private readonly checks: { readonly name: string; readonly fn: CompiledExpr }[];
+  /** Counters of the run summary (the source task's): `quality.<rule>` per rule. */
+  counters: Map<string, number> = new Map();
+  /** The reader's {@link SourceReader.describe}: a record's position as people read it. */
+  describe: ((split: string, at: number | string) => string) | null = null;
 
   constructor(
     readonly node: SourceNode,
     evalContext: EvalContext,
-    clock: Clock,
+    private readonly clock: Clock,
+    /** Sends quarantine rows ({@link QUARANTINE_FIELDS} order) to the quarantine table. */
+    private readonly quarantine: ((rows: readonly Row[]) => void) | null = null,
   ) {
     this.tracker = new WatermarkTracker({
       idleTimeoutMs: node.idleTimeoutMs,
@@ -56,6 +69,16 @@ export class SourceOperator {
     this.watermarkColumn = node.watermark?.column ?? -1;
     this.watermarkExpr = node.watermark ? compileExpr(node.watermark.expr, evalContext) : null;
     this.onEvent = (node.options["scan.watermark.emit.strategy"] ?? "on-event") === "on-event";
+    this.quality = node.quality ?? null;
+    this.checks = (this.quality?.checks ?? []).map((c) => ({
+      name: c.name,
+      fn: compileExpr(c.expr, evalContext),
+    }));
+  }
+
+  /** Whether the source needs each row's origin from its reader (positions of bad rows). */
+  get wantsOrigins(): boolean {
+    return this.watermarkColumn >= 0 || this.quality !== null;
   }
 
   /**
@@ -87,8 +110,47 @@ export class SourceOperator {
     };
   }
 
+  /** Quarantine rows of records the reader could not parse, sent with the next poll result. */
+  private pendingBad: Row[] = [];
+
+  /**
+   * For the reader (`onBadRecord`): a record that does not parse is quarantined or dropped
+   * (rule `invalid-record`) when the table has quality rules that say so; false: the reader
+   * handles it as without rules (fails, naming the position).
+   */
+  badRecord(split: string, at: number | string, raw: unknown, message: string): boolean {
+    const q = this.quality;
+    if (q === null) return false;
+    if (q.quarantine !== null && this.quarantine !== null) {
+      this.count("invalid-record");
+      const position = this.describe !== null ? this.describe(split, at) : `split ${split} record ${at}`;
+      const wm = this.watermark;
+      this.pendingBad.push([
+        "invalid-record",
+        `the record does not parse: ${message}`,
+        this.node.table,
+        position,
+        rawText(raw),
+        null,
+        wm === null || !Number.isFinite(wm) ? null : wm,
+        this.clock(),
+      ]);
+      return true;
+    }
+    if (q.onViolation === "drop") {
+      this.count("invalid-record");
+      return true;
+    }
+    return false;
+  }
+
   /** Messages for one poll result, in order; `emit` is called synchronously. */
   process(result: PollResult, emit: (m: Message) => void): number {
+    if (this.pendingBad.length > 0) {
+      const rows = this.pendingBad;
+      this.pendingBad = [];
+      this.quarantine!(rows);
+    }
     switch (result.kind) {
       case "data": {
         let n = 0;
@@ -96,17 +158,18 @@ export class SourceOperator {
           const out = new ChangeBatchBuilder(64);
           for (const s of result.splits) {
             if (s.batch.length === 0) continue;
-            const batch = this.complete(s.batch);
+            const { batch, rowSplits } = this.complete(s);
             n += batch.length;
-            this.emitOnEvent(s.split, s.rowSplits, batch, out, emit);
+            if (batch.length > 0) this.emitOnEvent(s.split, rowSplits, batch, out, emit);
           }
           if (out.length > 0) emit(Message.data(out.finish()));
         } else {
           for (const s of result.splits) {
             if (s.batch.length === 0) continue;
-            const batch = this.complete(s.batch);
+            const { batch, rowSplits } = this.complete(s);
             n += batch.length;
-            if (this.watermarkExpr !== null) this.track(s.split, s.rowSplits, batch);
+            if (batch.length === 0) continue;
+            if (this.watermarkExpr !== null) this.track(s.split, rowSplits, batch);
             emit(Message.data(batch));
           }
         }
@@ -150,15 +213,31 @@ export class SourceOperator {
     this.tracker.restore(decodeJson(j) as ReturnType<WatermarkTracker["snapshot"]>);
   }
 
-  private complete(batch: ChangeBatch): ChangeBatch {
-    if (this.computed.length === 0) {
+  /**
+   * The split's rows completed with their computed columns, without the rows that break a quality
+   * rule (or have no valid event time): those are quarantined, dropped or fail the job here.
+   */
+  private complete(s: SplitBatch): { batch: ChangeBatch; rowSplits: readonly string[] | undefined } {
+    const batch = s.batch;
+    const wmCol = this.watermarkColumn;
+    if (this.computed.length === 0 && this.quality === null) {
       this.checkWidth(batch);
-      return batch;
+      let clean = true;
+      if (wmCol >= 0) {
+        const physical = this.physicalIndex[wmCol];
+        for (let i = 0; i < batch.length && clean; i++)
+          if (batch.rows[i][physical] == null && batch.ops[i] !== Op.DELETE) clean = false;
+      }
+      if (clean) return { batch, rowSplits: s.rowSplits };
     }
     const out = new ChangeBatchBuilder(batch.length);
+    const kept: string[] | undefined = s.rowSplits === undefined ? undefined : [];
+    const quarantined: Row[] = [];
     const idx = this.physicalIndex;
     const width = this.physicalCount;
-    const wmCol = this.watermarkColumn;
+    const quality = this.quality;
+    const now =
+      quality !== null && (quality.maxFutureSkewMs !== null || quality.maxAgeMs !== null) ? this.clock() : 0;
     for (let i = 0; i < batch.length; i++) {
       const src = batch.rows[i];
       // One more value than the physical ones: the rowtime, computed by `rowtimeOf` already.
@@ -166,10 +245,134 @@ export class SourceOperator {
       if (src.length !== width && !cached) this.badWidth(src);
       const row: Row = new Array(idx.length);
       for (let c = 0; c < idx.length; c++) row[c] = idx[c] < 0 ? null : src[idx[c]];
-      for (const cc of this.computed) row[cc.index] = cached && cc.index === wmCol ? src[width] : cc.fn(row);
-      out.push(batch.ops[i] as Op, row);
+      let broken: { rule: string; reason: string } | null = null;
+      for (const cc of this.computed) {
+        if (cached && cc.index === wmCol) {
+          row[cc.index] = src[width];
+          continue;
+        }
+        try {
+          row[cc.index] = cc.fn(row);
+        } catch (e) {
+          const name = this.node.schema[cc.index]?.name;
+          broken = {
+            rule: cc.index === wmCol ? "invalid-event-time" : "invalid-record",
+            reason: `computed column '${name}': ${(e as Error).message}`,
+          };
+          break;
+        }
+      }
+      // A tombstone (a delete with only its key) has no event time: it is no violation.
+      const tombstone = batch.ops[i] === Op.DELETE && wmCol >= 0 && row[wmCol] == null;
+      if (broken === null && !tombstone) broken = this.violation(row, now);
+      if (broken === null) {
+        out.push(batch.ops[i] as Op, row);
+        kept?.push(s.rowSplits![i]);
+        continue;
+      }
+      const split = s.rowSplits?.[i] ?? s.split;
+      this.count(broken.rule);
+      const position = this.position(split, s.origins, i);
+      if (this.quarantine !== null && quality?.quarantine) {
+        const t = wmCol >= 0 ? row[wmCol] : null;
+        const wm = this.watermark;
+        quarantined.push([
+          broken.rule,
+          broken.reason,
+          this.node.table,
+          position,
+          rawText(s.origins?.raw[i]),
+          typeof t === "number" ? t : null,
+          wm === null || !Number.isFinite(wm) ? null : wm,
+          this.clock(),
+        ]);
+      } else if (quality?.onViolation !== "drop") {
+        this.fail(broken, position);
+      }
     }
-    return out.finish();
+    if (quarantined.length > 0) this.quarantine!(quarantined);
+    return { batch: out.finish(), rowSplits: kept };
+  }
+
+  /**
+   * The first rule `row` breaks, or null: the zone of the event time's text, a NULL event time,
+   * future skew, age, then the checks by name.
+   */
+  private violation(row: Row, now: number): { rule: string; reason: string } | null {
+    const q = this.quality;
+    // The zone first: text without one is the cause of the NULL event time it gives.
+    for (const c of q?.requireZoneColumns ?? []) {
+      const v = row[c];
+      if (typeof v === "string" && !ZONED_ISO_8601.test(v)) {
+        return {
+          rule: "require-zone",
+          reason: `'${this.node.schema[c]?.name}' = '${v}' is not an ISO-8601 timestamp with a time zone (such as 2026-06-24T11:48:31+09:00)`,
+        };
+      }
+    }
+    const wmCol = this.watermarkColumn;
+    const t = wmCol >= 0 ? row[wmCol] : undefined;
+    if (wmCol >= 0 && (t === null || t === undefined)) {
+      return {
+        rule: "null-event-time",
+        reason: `the event time '${this.node.schema[wmCol]?.name}' is NULL (missing, or text that does not parse as a timestamp)`,
+      };
+    }
+    if (q === null) return null;
+    if (typeof t === "number") {
+      if (q.maxFutureSkewMs !== null && t > now + q.maxFutureSkewMs) {
+        return {
+          rule: "max-future-skew",
+          reason: `event time ${iso(t)} is more than ${this.node.options["quality.max-future-skew"]} ahead of processing time ${iso(now)}`,
+        };
+      }
+      if (q.maxAgeMs !== null && t < now - q.maxAgeMs) {
+        return {
+          rule: "max-age",
+          reason: `event time ${iso(t)} is more than ${this.node.options["quality.max-age"]} behind processing time ${iso(now)}`,
+        };
+      }
+    }
+    for (let k = 0; k < this.checks.length; k++) {
+      const c = this.checks[k];
+      let v: unknown;
+      try {
+        v = c.fn(row);
+      } catch (e) {
+        return { rule: c.name, reason: `check '${c.name}' failed to evaluate: ${(e as Error).message}` };
+      }
+      if (v !== true) {
+        const sql = q.checks[k].sql;
+        return { rule: c.name, reason: `check '${c.name}' (${sql}) is ${v === null ? "NULL" : "FALSE"}` };
+      }
+    }
+    return null;
+  }
+
+  private count(rule: string): void {
+    const key = `quality.${rule}`;
+    this.counters.set(key, (this.counters.get(key) ?? 0) + 1);
+  }
+
+  private position(split: string, origins: RecordOrigins | undefined, i: number): string {
+    const at = origins?.at[i];
+    if (at === undefined) return `split ${split}`;
+    return this.describe !== null ? this.describe(split, at) : `split ${split} record ${at}`;
+  }
+
+  private fail(broken: { rule: string; reason: string }, position: string): never {
+    const q = this.quality;
+    const hint =
+      broken.rule === "null-event-time" || broken.rule === "invalid-event-time"
+        ? `a WATERMARK column must not be NULL: route such rows to a quarantine table with 'quality.quarantine' = '<table>', drop and count them with 'quality.on-violation' = 'drop', or COALESCE the column in a computed column`
+        : `route such rows to a quarantine table with 'quality.quarantine' = '<table>', or drop and count them with 'quality.on-violation' = 'drop'`;
+    throw new ConnectorError(
+      `${q === null ? "" : `quality rule '${broken.rule}': `}${broken.reason}`,
+      "user",
+      position,
+      false,
+      { table: this.node.table, hint },
+    );
   }
 
   /**
@@ -221,6 +424,7 @@ export class SourceOperator {
     this.tracker.onRecord(split, max);
   }
 
+  /** Unreachable after `complete` (which takes rows without an event time out); a guard. */
   private nullRowtime(col: number): never {
     throw new Error(
       `table '${this.node.table}': the rowtime column '${this.node.schema[col]?.name}' is NULL in a row; a WATERMARK column must not be NULL (filter or COALESCE it in a computed column)`,
@@ -259,4 +463,21 @@ export class SourceOperator {
       `table '${this.node.table}': the connector '${this.node.connector}' produced a row of ${row.length} values, expected ${this.physicalCount} (physical and metadata columns)`,
     );
   }
+}
+
+/** ISO-8601 with a zone designator: `2026-06-24T11:48:31+09:00`, `…Z`, `… 11:48:31.5+0900`. */
+const ZONED_ISO_8601 =
+  /^\s*[+-]?\d{4,}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|z|[+-]\d{2}(:?\d{2})?)\s*$/;
+
+function iso(ms: number): string {
+  return Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms);
+}
+
+/** A record as read, as text: a string as it is, bytes as UTF-8, null when unknown. */
+function rawText(raw: unknown): string | null {
+  if (raw === null || raw === undefined) return null;
+  if (typeof raw === "string") return raw;
+  if (raw instanceof Uint8Array)
+    return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("utf8");
+  return String(raw);
 }
