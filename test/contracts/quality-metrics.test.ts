@@ -23,6 +23,9 @@ function monitor(counters: Record<string, number>): JobMonitor {
     consecutiveCheckpointFailures: 0,
     active: () => [],
     evaluate: () => undefined,
+    frozenWhile: <T>(f: () => T): T => f(),
+    stateBytes: new Map<string, number>(),
+    job: { checkpointHistory: [] },
   };
   return fake as unknown as JobMonitor;
 }
