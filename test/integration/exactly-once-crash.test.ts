@@ -231,7 +231,7 @@ describe.each(VARIANTS)(
     it(
       "Kafka → Postgres (append, upsert), → Kafka (transactions) and → files: the killed and restored run equals the crash-free run",
       async () => {
-        const topic = await kafka.topic("eos-crash", 3);
+        const topic = await kafka.topic(`eos-crash-${v}`, 3);
         const input = events();
         await kafka.produceBulk(topic, input.length, (i) => input[i]!);
 
@@ -239,7 +239,7 @@ describe.each(VARIANTS)(
         const clean = mkdtempSync(join(tmpdir(), "weir-eos-clean-"));
         await createTables(`clean${v}`);
         const cleanFile = join(clean, "job.sql");
-        const cleanOut = await kafka.topic("eos-out-clean", 2);
+        const cleanOut = await kafka.topic(`eos-out-clean-${v}`, 2);
         writeFileSync(cleanFile, script(topic, `clean${v}`, clean, cleanOut, variant.settings));
         const run = start(cleanFile, null);
         const end = await exited(run.child);
@@ -257,7 +257,7 @@ describe.each(VARIANTS)(
         const dir = mkdtempSync(join(tmpdir(), "weir-eos-kill-"));
         await createTables(`kill${v}`);
         const file = join(dir, "job.sql");
-        const killOut = await kafka.topic("eos-out-kill", 2);
+        const killOut = await kafka.topic(`eos-out-kill-${v}`, 2);
         writeFileSync(file, script(topic, `kill${v}`, dir, killOut, variant.settings));
         // The runs that are killed read without an end, so that how many kills land does not depend
         // on how fast the machine gets through the topic; the last run, restored from the last

@@ -596,6 +596,9 @@ describe("window result metadata and early firing", () => {
         `${table} SET 'table.exec.emit.early-fire.enabled' = 'true'; SELECT k, SUM(v), window_start FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY k, window_start, window_end;`,
       ).message,
     ).toMatch(/needs 'table.exec.emit.early-fire.delay'/);
+    expect(planError(`${table} ${early} SELECT k, SUM(v) FROM ev GROUP BY k;`).message).toMatch(
+      /'table.exec.emit.early-fire.enabled' = 'true', but this job has no window aggregation to fire early/,
+    );
   });
 });
 

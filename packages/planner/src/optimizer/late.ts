@@ -169,6 +169,13 @@ export function checkWindowResults(
   settings: Readonly<Record<string, string>>,
 ): void {
   const early = earlyFireDelay(settings) !== null;
+  if (early && !nodes.some((n) => n.kind === "window-aggregate" && n.attachedWindow === undefined)) {
+    throw new PlanError(
+      `'${EARLY_FIRE_ENABLED}' = 'true', but this job has no window aggregation to fire early (it applies to GROUP BY window_start, window_end over an event-time TUMBLE, HOP or CUMULATE)`,
+      undefined,
+      `SET '${EARLY_FIRE_ENABLED}' = 'false' for this job`,
+    );
+  }
   for (const n of nodes) {
     if (n.kind === "window-aggregate") {
       if (early && (n.window.kind === "session" || n.timeKind === "proctime")) {
