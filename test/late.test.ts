@@ -24,6 +24,7 @@ import { planScript, printed, type RunResult, runDag } from "./smoke/script-job.
  * (a late row is routed exactly once, a correction emitted exactly once).
  *
  * `expected.changelog` directives: `# late: N` (rows dropped), `# routed: N` (rows routed),
+ * `# updated: N` (late rows that corrected an emitted result),
  * `# poll: N` (rows per poll, default 2). `WEIR_LATE_WRITE=1` rewrites the goldens from the
  * straight run (keeping the `#` header lines) — to be reviewed in the diff against the case's
  * explanation, never accepted unread.
@@ -40,6 +41,7 @@ interface Outcome {
   readonly side: string[];
   readonly dropped: number;
   readonly routed: number;
+  readonly updated: number;
 }
 
 let runNo = 0;
@@ -67,6 +69,7 @@ async function runOnce(
     side,
     dropped: r.lateDropped,
     routed: r.lateRouted,
+    updated: r.lateUpdated,
     polls: r.polls,
   };
 }
@@ -74,7 +77,7 @@ async function runOnce(
 function directives(text: string): Map<string, string> {
   const d = new Map<string, string>();
   for (const line of text.split("\n")) {
-    const m = /^#\s*(late|routed|poll):\s*(\S+)/.exec(line.trim());
+    const m = /^#\s*(late|routed|updated|poll):\s*(\S+)/.exec(line.trim());
     if (m) d.set(m[1]!, m[2]!);
   }
   return d;
@@ -119,12 +122,15 @@ describe("late-data policies (golden)", () => {
       expect(straight.side).toEqual(wantSide);
       if (d.has("late")) expect(straight.dropped, "late rows dropped").toBe(Number(d.get("late")));
       if (d.has("routed")) expect(straight.routed, "late rows routed").toBe(Number(d.get("routed")));
+      if (d.has("updated"))
+        expect(straight.updated, "late rows that corrected a result").toBe(Number(d.get("updated")));
       for (let at = 1; at < straight.polls; at++) {
         const restored = await runOnce(name, poll, at);
         expect(restored.changes, `checkpoint after poll ${at}`).toEqual(want);
         expect(restored.side, `side output, checkpoint after poll ${at}`).toEqual(wantSide);
         expect(restored.dropped).toBe(straight.dropped);
         expect(restored.routed).toBe(straight.routed);
+        expect(restored.updated).toBe(straight.updated);
       }
     });
   }

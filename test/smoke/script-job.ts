@@ -51,6 +51,8 @@ export interface RunResult {
   readonly lateDropped: number;
   /** Late records routed to side-output tables, summed over the operators. */
   readonly lateRouted: number;
+  /** Late records that corrected an emitted result ('late.policy' update/retract), summed. */
+  readonly lateUpdated: number;
 }
 
 /**
@@ -106,11 +108,13 @@ export async function runDag(dag: PhysicalDag, o: RunOptions): Promise<RunResult
     throw new Error(`the job ended after ${polls} polls, before the checkpoint at ${o.checkpointAfterPolls}`);
   let lateDropped = 0;
   let lateRouted = 0;
+  let lateUpdated = 0;
   for (const m of Object.values(job.metrics().operators)) {
     lateDropped += m.lateRecordsDropped;
     lateRouted += m.lateRecordsRouted ?? 0;
+    lateUpdated += m.lateRecordsUpdated ?? 0;
   }
-  return { changes, schema, beforeCheckpoint, polls, lateDropped, lateRouted };
+  return { changes, schema, beforeCheckpoint, polls, lateDropped, lateRouted, lateUpdated };
 }
 
 /** One change in the print connector's form: `+I[2020-04-15 08:00, 11.00]`. */

@@ -12,6 +12,8 @@ export interface OperatorMetrics {
   lateRecordsDropped: number;
   /** Late rows routed to a side-output table (`'late.policy'` = 'side-output'); absent = 0. */
   lateRecordsRouted?: number;
+  /** Late rows that corrected an emitted window result (`'late.policy'` update/retract); absent = 0. */
+  lateRecordsUpdated?: number;
 }
 
 /** What the job gives an operator: the {@link TaskContext} every task gets. */

@@ -130,6 +130,12 @@ export interface TaskContext {
    */
   late(row: Row, reason: LateReason, info?: LateInfo): void;
   /**
+   * A late row that was not dropped but corrected a result already emitted (`'late.policy'` =
+   * 'update' / 'retract', within `'late.allowed-lateness'`): counted once per row
+   * (`numLateRecordsUpdated`). Optional for contexts that never plan corrections.
+   */
+  lateUpdated?(): void;
+  /**
    * Routes `row` from inside the task to side-output port `port`: a {@link SideOutputNode} the
    * planner added for it feeds a sink table. The row's layout is the port's contract (for
    * `late-<input>`: the input row, then observed_at, current_watermark, lateness_ms, reason).

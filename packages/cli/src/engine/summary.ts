@@ -52,6 +52,8 @@ export function formatSummary(metrics: JobMetrics, reason: JobResult["reason"] =
     }
     if ((o.lateRecordsRouted ?? 0) > 0)
       lines.push(`  ${o.kind} #${id}: ${o.lateRecordsRouted} late records routed to a side-output table`);
+    if ((o.lateRecordsUpdated ?? 0) > 0)
+      lines.push(`  ${o.kind} #${id}: ${o.lateRecordsUpdated} late records corrected an emitted result`);
   }
   if (late === 0) lines.push("  late records dropped: 0");
   return lines;

@@ -180,7 +180,7 @@ export class MetricsExposition {
     );
     counter(
       "weir_operator_late_records_total",
-      "Late rows of the operator by what became of them (cumulative across restores): 'dropped', or 'side-output' (routed to the 'late.side-output' table).",
+      "Late rows of the operator by what became of them (cumulative across restores): 'dropped', 'side-output' (routed to the 'late.side-output' table) or 'updated' (a correction within 'late.allowed-lateness').",
       [...opL, "policy"],
       (set) =>
         each((m, job) => {
@@ -188,6 +188,7 @@ export class MetricsExposition {
             const labels = { job, task: m.taskName(id), kind: o.kind };
             set({ ...labels, policy: "dropped" }, o.lateRecordsDropped);
             set({ ...labels, policy: "side-output" }, o.lateRecordsRouted ?? 0);
+            set({ ...labels, policy: "updated" }, o.lateRecordsUpdated ?? 0);
           }
         })(),
     );

@@ -60,6 +60,7 @@ export class TaskDriver<T extends Task = Task> {
   private readonly recordsOutC: Counter;
   private readonly lateC: Counter;
   private readonly routedC: Counter;
+  private readonly updatedC: Counter;
   private readonly merger: InputWatermarkMerger | null;
   private readonly aligner: BarrierAligner | null;
   private readonly ended: boolean[];
@@ -90,6 +91,7 @@ export class TaskDriver<T extends Task = Task> {
     this.recordsOutC = this.metricGroup.counter("numRecordsOut");
     this.lateC = this.metricGroup.counter("numLateRecordsDropped");
     this.routedC = this.metricGroup.counter("numLateRecordsRouted");
+    this.updatedC = this.metricGroup.counter("numLateRecordsUpdated");
     this.metricGroup.gauge("currentWatermark", () =>
       Number.isFinite(this.watermark) ? this.watermark : null,
     );
@@ -127,6 +129,7 @@ export class TaskDriver<T extends Task = Task> {
       timers: (name) => this.state.timers(name),
       metrics: this.metricGroup,
       late: (row: Row, reason: LateReason, info?: LateInfo) => this.late(row, reason, info),
+      lateUpdated: () => this.updatedC.inc(),
       side: (port: string, row: Row) => this.side(port, row),
       get watermark() {
         return driver.watermark;
@@ -189,6 +192,7 @@ export class TaskDriver<T extends Task = Task> {
       recordsOut: this.recordsOutC.count,
       lateRecordsDropped: this.lateC.count,
       ...(this.routedC.count > 0 ? { lateRecordsRouted: this.routedC.count } : {}),
+      ...(this.updatedC.count > 0 ? { lateRecordsUpdated: this.updatedC.count } : {}),
     };
   }
 
@@ -198,6 +202,7 @@ export class TaskDriver<T extends Task = Task> {
     this.recordsOutC.set(m.recordsOut);
     this.lateC.set(m.lateRecordsDropped);
     this.routedC.set(m.lateRecordsRouted ?? 0);
+    this.updatedC.set(m.lateRecordsUpdated ?? 0);
   }
 
   receive(input: number, message: Message): void {

@@ -33,6 +33,7 @@ export interface OperatorRunMetrics {
   readonly recordsOut: number;
   readonly lateRecordsDropped: number;
   readonly lateRecordsRouted?: number;
+  readonly lateRecordsUpdated?: number;
   /** The operator's state now (a gauge, not carried across restores). */
   readonly state?: { readonly keys: number; readonly timeEntries: number };
 }

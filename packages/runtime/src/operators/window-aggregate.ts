@@ -182,7 +182,10 @@ export class WindowAggregateOperator implements Operator {
     const acc = slices.get(sliceEnd, key) ?? this.aggs.create();
     this.aggs.apply(acc, row, sign);
     slices.put(sliceEnd, key, acc);
-    if (fired.length > 0) this.emitWm = this.watermarkAt();
+    if (fired.length > 0) {
+      this.emitWm = this.watermarkAt();
+      this.ctx.lateUpdated?.();
+    }
     for (const e of fired) {
       this.corrected ??= new ChangeBatchBuilder();
       this.emitResult(this.corrected, key, this.windowAcc(e, key), a.windowStart(e), e, e, false, false);
@@ -283,7 +286,10 @@ export class WindowAggregateOperator implements Operator {
     const acc = store.get(key, window)!;
     this.aggs.apply(acc, row, sign);
     store.set(key, window, acc);
-    if (this.corrections !== null) this.correctSession(key, retired, window, acc, wm);
+    if (this.corrections !== null) {
+      if (retired.length > 0 || window.end - 1 <= wm) this.ctx.lateUpdated?.();
+      this.correctSession(key, retired, window, acc, wm);
+    }
   }
 
   /**
