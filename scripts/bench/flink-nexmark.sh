@@ -27,10 +27,14 @@ printf '%-6s %14s %14s %10s %12s %12s\n' query "weir ev/s/core" "flink (warm)" w
 for q in "${queries[@]}"; do
   node "$root/packages/cli/dist/main.js" bench nexmark --from-file "$events_file" --query "$q" --json > "$tmp/weir.json"
   weir=$(node -e 'const r=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8")).results[0];console.log(Math.round(r.eventsPerSecondPerCore), Math.round(r.peakRssBytes/2**20))' "$tmp/weir.json")
-  (cd "$root/sql/nexmark" && /usr/bin/time -f '%M' -o "$tmp/flink.rss" java -Xmx4g \
+  if ! (cd "$root/sql/nexmark" && /usr/bin/time -f '%M' -o "$tmp/flink.rss" java -Xmx4g \
     --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED \
     --add-opens=java.base/java.time=ALL-UNNAMED --add-opens=java.base/java.math=ALL-UNNAMED \
-    -cp "$cp" weir.bench.NexmarkFileBench "$q.sql" "$events_file" 2 > "$tmp/flink.txt")
+    -cp "$cp" weir.bench.NexmarkFileBench "$q.sql" "$events_file" 2 > "$tmp/flink.txt"); then
+    # One query Flink cannot run (its error is on stderr above) does not stop the others.
+    printf '%-6s %14s %14s\n' "$q" "${weir%% *}" "flink failed"
+    continue
+  fi
   cpu=$(tail -1 "$tmp/flink.txt" | sed -E 's/.*cpu ([0-9.]+) s.*/\1/')
   flink=$(node -e 'console.log(Math.round(Number(process.argv[1]) / Number(process.argv[2])))' "$n" "$cpu")
   frss=$(( $(cat "$tmp/flink.rss") / 1024 ))

@@ -58,8 +58,9 @@ public final class NexmarkFileBench {
             last = s.end(2);
         }
         out.append(sql.substring(last));
-        // Weir reads a bare `dateTime` (some sinks declare one); Flink's parser needs it quoted.
-        sql = out.toString().replaceAll("(?<![`.\\w])dateTime(?![`\\w])", "`dateTime`");
+        // Weir reads a bare `dateTime` (some sinks declare one, some queries qualify it: B.dateTime);
+        // Flink's parser needs it quoted (DATETIME is a reserved word there).
+        sql = out.toString().replaceAll("(?<![`\\w])dateTime(?![`\\w])", "`dateTime`");
 
         Configuration conf = new Configuration();
         conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
