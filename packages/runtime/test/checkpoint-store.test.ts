@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -248,7 +248,11 @@ describe("shared state files (the on-disk backend's native checkpoints)", () => 
     const [b1] = shared();
     expect(b1).toMatch(/^op-1-base-/);
     store.write(nativeCheckpoint(backend, 2, () => v.put("b", 2)));
-    store.write(nativeCheckpoint(backend, 3, () => v.delete("a")));
+    const third = store.write(nativeCheckpoint(backend, 3, () => v.delete("a")));
+    // The operator's state size counts the chain it lists (base + deltas), not only its state file.
+    const chainBytes = shared().reduce((n, f) => n + statSync(join(dir, JOB, "shared", f)).size, 0);
+    const stateFile = statSync(join(third.path, "state-1.json")).size;
+    expect(third.stateBytes?.["1"]).toBe(stateFile + chainBytes);
     // chk-1 is past retention, but chk-2 and chk-3 still need its base.
     expect(shared()).toEqual([
       b1,

@@ -173,11 +173,6 @@ export class MetricsExposition {
       "Late rows the operator dropped (cumulative across restores).",
       (o) => o.lateRecordsDropped,
     );
-    opCounter(
-      "weir_operator_late_records_routed_total",
-      "Late rows the operator routed to a side-output table ('late.policy' = 'side-output').",
-      (o) => o.lateRecordsRouted ?? 0,
-    );
     counter(
       "weir_operator_late_records_total",
       "Late rows of the operator by what became of them (cumulative across restores): 'dropped', 'side-output' (routed to the 'late.side-output' table) or 'updated' (a correction within 'late.allowed-lateness').",
@@ -218,7 +213,7 @@ export class MetricsExposition {
     );
     stateGauge(
       "weir_operator_state_bytes",
-      "Size of the operator's state in the last completed checkpoint (its state file), bytes.",
+      "Size of the operator's state in the last completed checkpoint (its state file, plus the on-disk backend's base and delta files), bytes.",
       (_o, task, m) => m.stateBytes.get(task),
     );
     gauge(

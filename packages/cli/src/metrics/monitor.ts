@@ -23,6 +23,18 @@ export const DEFAULT_THRESHOLDS: AlarmThresholds = {
   splitIdleMs: 5 * 60_000,
 };
 
+/**
+ * An operator's late rows, whatever became of them (dropped, routed to a side-output table, or a
+ * correction within the allowed lateness): what the late ratio counts.
+ */
+export function lateRows(o: {
+  readonly lateRecordsDropped: number;
+  readonly lateRecordsRouted?: number;
+  readonly lateRecordsUpdated?: number;
+}): number {
+  return o.lateRecordsDropped + (o.lateRecordsRouted ?? 0) + (o.lateRecordsUpdated ?? 0);
+}
+
 export function alarmThresholds(settings: Readonly<Record<string, string>>): AlarmThresholds {
   const dur = (key: string, d: number): number => {
     const v = settings[key];
@@ -184,7 +196,7 @@ export class JobMonitor {
   opened(): void {
     const now = this.now();
     for (const [id, o] of Object.entries(this.metrics().operators))
-      this.lateSamples.set(this.taskName(id), [{ at: now, late: o.lateRecordsDropped, in: o.recordsIn }]);
+      this.lateSamples.set(this.taskName(id), [{ at: now, late: lateRows(o), in: o.recordsIn }]);
   }
 
   /** The size on disk of the last completed checkpoint, when it was stored in a directory. */
@@ -316,12 +328,12 @@ export class JobMonitor {
     for (const [id, o] of Object.entries(m.operators)) {
       const task = this.taskName(id);
       const samples = this.lateSamples.get(task) ?? [];
-      samples.push({ at: now, late: o.lateRecordsDropped, in: o.recordsIn });
+      samples.push({ at: now, late: lateRows(o), in: o.recordsIn });
       while (samples.length > 2 && now - samples[1]!.at >= LATE_WINDOW_MS) samples.shift();
       this.lateSamples.set(task, samples);
       const first = samples[0]!;
       const dIn = o.recordsIn - first.in;
-      const dLate = o.lateRecordsDropped - first.late;
+      const dLate = lateRows(o) - first.late;
       const ratio = dIn > 0 ? dLate / dIn : 0;
       this.lateRatios.set(task, ratio);
       if (dLate > 0 && ratio > t.lateRatio)

@@ -1,5 +1,5 @@
 import type { HistogramJson, LagQuantiles } from "@weir/runtime";
-import type { HistorySample, JobEvent, JobMonitor } from "./monitor.js";
+import { type HistorySample, type JobEvent, type JobMonitor, lateRows } from "./monitor.js";
 
 /**
  * What the job page (`weir run --ui`) polls from `/api/jobs`: for every job of the process, its
@@ -139,7 +139,7 @@ function readJob({ monitor: m, status, error }: PageEntry, now: number): PageJob
       recordsIn: op?.recordsIn ?? sink?.recordsWritten ?? 0,
       recordsOut: op?.recordsOut ?? src?.recordsRead ?? 0,
       watermark: wm !== null && Number.isFinite(wm) ? wm : null,
-      lateRecords: op?.lateRecordsDropped ?? 0,
+      lateRecords: op ? lateRows(op) : 0,
       lateRatio: op ? m.lateRatio(task) : 0,
       stateKeys: op?.state ? op.state.keys + op.state.timeEntries : null,
       stateBytes: m.stateBytes.get(task) ?? null,

@@ -114,7 +114,10 @@ export class CheckpointStore {
     }
     collectSharedFiles(jobDir);
     const stateBytes: Record<string, number> = {};
-    for (const [node, o] of Object.entries(operators)) stateBytes[node] = o.state.bytes;
+    // The on-disk backend's state is its base and delta files in `shared/` (the state file only
+    // lists them): an operator's state size is both.
+    for (const [node, o] of Object.entries(operators))
+      stateBytes[node] = o.state.bytes + (o.shared ?? []).reduce((n, f) => n + f.bytes, 0);
     return { id: cp.checkpointId, jobId: cp.jobId, path, timestamp: cp.timestamp, stateBytes };
   }
 
