@@ -130,6 +130,36 @@ describe("filesystem source", () => {
     }
   });
 
+  it("reads and restores a file larger than the largest read (1 MiB), with a projection", async () => {
+    // ~3.4 MiB: reads grow 64 KiB → 1 MiB and then stay at 1 MiB, so several lines straddle
+    // full-size reads; the projection (id only) takes the fast reader's skip path over `pad`.
+    const n = 40_000;
+    const text = `${Array.from({ length: n }, (_, i) =>
+      JSON.stringify({ id: i, amount: (i % 100) / 100, pad: `"{é}\\`.repeat(i % 17) }),
+    ).join("\n")}\n`;
+    expect(Buffer.byteLength(text)).toBeGreaterThan(3 * 1024 * 1024);
+    await writeFile(join(dir, "huge.jsonl"), text);
+    const open = async () => {
+      const node = { ...sourceNode(fields, { connector: "filesystem", path: "huge.jsonl", format: "json" }) };
+      const projected = { ...node, projectedColumns: [0] };
+      const reader = registry.source(projected);
+      await reader.open({ node: projected, metrics: new Map(), settings: {}, cwd: dir });
+      return reader;
+    };
+    const ids = (rows: [string, Op, Row][]) => rows.map((r) => r[2][0]);
+    const all = Array.from({ length: n }, (_, i) => i);
+    expect(ids(await drain(await open(), 4096))).toEqual(all);
+    for (const cut of [12_345, 33_333]) {
+      const first = await open();
+      const head = await drain(first, 1000, cut);
+      const pos: Json = JSON.parse(JSON.stringify(first.position()));
+      await first.close();
+      const second = await open();
+      await second.restore(pos);
+      expect([...ids(head), ...ids(await drain(second, 4096))]).toEqual(all);
+    }
+  });
+
   it("keeps line numbers after a restore", async () => {
     await writeFile(join(dir, "in.jsonl"), '{"id":1}\n{"id":2}\n{"id":"bad"}\n');
     const first = (await openSource({ path: "in.jsonl", format: "json" })).reader;
