@@ -140,7 +140,7 @@ describe("filesystem source", () => {
     expect(Buffer.byteLength(text)).toBeGreaterThan(3 * 1024 * 1024);
     await writeFile(join(dir, "huge.jsonl"), text);
     const open = async () => {
-      const node = { ...sourceNode(fields, { connector: "filesystem", path: "huge.jsonl", format: "json" }) };
+      const node = sourceNode(fields, { connector: "filesystem", path: "huge.jsonl", format: "json" });
       const projected = { ...node, projectedColumns: [0] };
       const reader = registry.source(projected);
       await reader.open({ node: projected, metrics: new Map(), settings: {}, cwd: dir });
