@@ -158,6 +158,58 @@ describe("weir repl: INSERT jobs in the background", () => {
     expect(ids).toEqual(Array.from({ length: ROWS }, (_, i) => i + 1));
   }, 90_000);
 
+  it("SET 'execution.state-recovery.path' starts the shell's next job from a savepoint it took (every id once); CLAIM mode is refused", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "weir-repl-jobs-"));
+    const out = join(dir, "rec.jsonl");
+    const ROWS = 2000;
+    const s = TmuxShell.start();
+    shell = s;
+    await s.waitFor("weir> ");
+    s.type(
+      `CREATE TABLE seq (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '400', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '${ROWS}');`,
+    );
+    s.type(
+      `CREATE TABLE rec_out (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');`,
+    );
+    s.type(`SET 'execution.checkpointing.savepoint-dir' = '${join(dir, "savepoints")}';`);
+    await s.waitFor("[INFO] Execute statement succeeded.", 3);
+    s.type("INSERT INTO rec_out SELECT id FROM seq;");
+    const id = /Job ID: ([0-9a-f]{32})/.exec(await s.waitFor(/Job ID: [0-9a-f]{32}/))![1]!;
+    const outLines = () =>
+      existsSync(out) ? readFileSync(out, "utf8").trim().split("\n").filter(Boolean).length : 0;
+    for (let attempt = 0; attempt < 200 && outLines() === 0; attempt++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(outLines()).toBeGreaterThan(0);
+    s.type(`STOP JOB '${id}' WITH SAVEPOINT;`);
+    const stopped = await s.waitFor(/\| +savepoint path \|/);
+    const path = new RegExp(`\\| (\\S+/savepoints/${id}/chk-\\d+) \\|`).exec(stopped)?.[1];
+    expect(path, stopped).toBeDefined();
+    expect(outLines()).toBeLessThan(ROWS);
+
+    s.type("SET 'execution.state-recovery.claim-mode' = 'CLAIM';");
+    await s.waitFor("only 'NO_CLAIM' is supported");
+    s.type(`SET 'execution.state-recovery.path' = '${path}';`);
+    await s.waitFor("[INFO] Execute statement succeeded.", 4);
+    s.type("INSERT INTO rec_out SELECT id FROM seq;");
+    const next = /Job ID: ([0-9a-f]{32})/.exec(
+      (await s.waitFor(/Job ID: [0-9a-f]{32}/, 2)).split(id).join(""),
+    )?.[1];
+    expect(next).toBeDefined();
+    let row: string[] = [];
+    for (let attempt = 0; attempt < 200; attempt++) {
+      s.type("SHOW JOBS;");
+      row = jobRow(await s.waitFor(/\d+ rows? in set/, attempt + 1), next!);
+      if (row[2] !== "RUNNING" && row[2] !== "CREATED") break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(row[2]).toBe("FINISHED");
+    const ids = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).id as number);
+    expect(ids).toEqual(Array.from({ length: ROWS }, (_, i) => i + 1));
+  }, 90_000);
+
   it("a job takes checkpoints as the session's settings say (under SHOW JOBS's id); without a directory the INSERT is refused", async () => {
     const dir = mkdtempSync(join(tmpdir(), "weir-repl-jobs-"));
     const s = TmuxShell.start();

@@ -590,7 +590,20 @@ export class Engine {
    */
   jobCheckpoints(dag: PhysicalDag, file: string, restorePath?: string): CheckpointPlan | undefined {
     const opts = { file };
-    const checkpoints = planCheckpoints(this.session.all(), restorePath, this.options.cwd, fitsJob(dag));
+    const settings = this.session.all();
+    // Flink's `SET 'execution.state-recovery.path'` (1.x: 'execution.savepoint.path'): every job
+    // submitted while it is set starts from that checkpoint or savepoint, until RESET.
+    const recoveryKey = RECOVERY_PATH_KEYS.find((k) => settings[k] !== undefined);
+    if (recoveryKey !== undefined) {
+      if (restorePath !== undefined) {
+        this.out.err(
+          `${opts.file}: error: '${recoveryKey}' and --restore/--from-savepoint both name where to start: give one of them`,
+        );
+        return undefined;
+      }
+      restorePath = settings[recoveryKey]!.trim();
+    }
+    const checkpoints = planCheckpoints(settings, restorePath, this.options.cwd, fitsJob(dag));
     if (!checkpoints.ok) {
       this.out.err(`${opts.file}: error: ${checkpoints.message}`);
       return undefined;
@@ -744,6 +757,9 @@ export class Engine {
     return code;
   }
 }
+
+/** The settings that name a checkpoint or savepoint to start from (Flink 2's name first). */
+const RECOVERY_PATH_KEYS = ["execution.state-recovery.path", "execution.savepoint.path"] as const;
 
 /** Whether a checkpoint fits `dag` (for choosing among the jobs of a shared checkpoint directory). */
 function fitsJob(dag: PhysicalDag): (cp: JobCheckpoint) => string | null {

@@ -86,6 +86,16 @@ const KNOWN: Readonly<Record<string, ValueCheck>> = {
   "state.checkpoints.dir": nonEmpty,
   "execution.checkpointing.savepoint-dir": nonEmpty,
   "state.savepoints.dir": nonEmpty,
+  "execution.state-recovery.path": nonEmpty,
+  "execution.savepoint.path": nonEmpty,
+  "execution.state-recovery.claim-mode": only(
+    "NO_CLAIM",
+    "Weir never takes ownership of the checkpoint or savepoint it restores (it neither deletes nor changes it)",
+  ),
+  "execution.state-recovery.ignore-unclaimed-state": only(
+    "false",
+    "a restore whose checkpoint holds state that no operator of the job claims is refused (start the changed query without the checkpoint)",
+  ),
   "execution.checkpointing.timeout": duration,
   "execution.checkpointing.min-pause": duration,
   "execution.checkpointing.mode": (v) =>
