@@ -156,8 +156,15 @@ describe("the /metrics endpoint during a Kafka run", () => {
     }
   }, 120_000);
 
-  it("late rows: the late ratio over the last minute and its alarm", async () => {
-    const topic = await kafka.topic("metrics-late", 1);
+  it.each([
+    ["dropped", ""],
+    [
+      "side-output",
+      `, 'late.policy' = 'side-output', 'late.side-output' = 'late_orders');
+      CREATE TABLE late_orders (customer STRING, lateness_ms BIGINT) WITH ('connector' = 'blackhole'`,
+    ],
+  ])("late rows (%s): the late ratio over the last minute and its alarm", async (policy, lateOptions) => {
+    const topic = await kafka.topic(`metrics-late-${policy}`, 1);
     // 10 rows a second apart, then 5 from an hour before: their windows have fired, they are late.
     const base = Date.now() - 60_000;
     const at = (ms: number) => new Date(ms).toISOString().replace("T", " ").replace("Z", "");
@@ -175,7 +182,7 @@ describe("the /metrics endpoint during a Kafka run", () => {
       `
       CREATE TABLE orders (customer STRING, amount INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
         WITH ('connector' = 'kafka', 'topic' = '${topic}', 'properties.bootstrap.servers' = '${brokers()}',
-          'scan.startup.mode' = 'earliest-offset', 'format' = 'json');
+          'scan.startup.mode' = 'earliest-offset', 'format' = 'json'${lateOptions});
       CREATE TABLE totals (w TIMESTAMP(3), total INT) WITH ('connector' = 'blackhole');
       INSERT INTO totals SELECT window_time, SUM(amount)
         FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '1' SECOND))
@@ -190,10 +197,11 @@ describe("the /metrics endpoint during a Kafka run", () => {
       );
       const win = s.find((x) => x.name === "weir_alarm_late_ratio")!.labels;
       const op = { job: win.job!, task: win.task!, kind: "window-aggregate" };
-      expect(value(s, "weir_operator_late_records_dropped_total", op)).toBe(5);
+      expect(value(s, "weir_operator_late_records_dropped_total", op)).toBe(policy === "dropped" ? 5 : 0);
       expect(value(s, "weir_operator_records_in_total", op)).toBe(15);
+      // Routed rows are late rows too: the ratio counts them as it counts dropped ones.
       expect(value(s, "weir_operator_late_ratio", op)).toBeCloseTo(5 / 15, 6);
-      expect(value(s, "weir_operator_late_records_total", { ...op, policy: "dropped" })).toBe(5);
+      expect(value(s, "weir_operator_late_records_total", { ...op, policy })).toBe(5);
       // The fired windows' window_time is about a minute before now (the rows are from a minute
       // ago): the event-time lag at the sink, by quantile, within the sketch's 9 %.
       const at = await run.scrapeUntil("the event-time lag at the sink", (x) =>
