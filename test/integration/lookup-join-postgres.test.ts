@@ -2,7 +2,7 @@
 // the table when it arrives. The probe side is an unbounded source the test feeds itself
 // (`Job.pushSource`), in phases separated by changes to the dimension table, and the job's
 // clock is the test's: every check waits for conditions (the lookups drained), never for time.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createConnectorRegistry, printChange } from "@weir/connectors";
@@ -12,6 +12,7 @@ import { ChangeBatch, Job, type JobCheckpoint, type Op } from "@weir/runtime";
 import { afterAll, describe, expect, it } from "vitest";
 import { Engine } from "../../packages/cli/src/engine/engine.js";
 import { planScript } from "../smoke/script-job.js";
+import { runSql } from "./kafka-helpers.js";
 import { PG_URL, PgFixture } from "./pg-helpers.js";
 
 const pg = new PgFixture();
@@ -349,6 +350,107 @@ describe("lookup join against Postgres", () => {
     } finally {
       await admin.query("ROLLBACK");
       await r3.job.close().catch(() => undefined);
+    }
+  });
+
+  it("runs in the job loop: watermarks stay behind the rows they follow, so a window after the lookup counts every row", async () => {
+    const t = await dimTable([
+      [1, "gold"],
+      [2, "silver"],
+    ]);
+    const run = mkdtempSync(join(tmpdir(), "lookup-join-run-"));
+    const orders = [
+      [1, 1, "2024-05-01 09:00:10"],
+      [2, 2, "2024-05-01 09:00:20"],
+      [3, 1, "2024-05-01 09:01:10"],
+      [4, 3, "2024-05-01 09:01:30"],
+      [5, 1, "2024-05-01 09:02:05"],
+    ].map(([order_id, customer, ts]) => JSON.stringify({ order_id, customer, ts }));
+    writeFileSync(join(run, "orders.jsonl"), `${orders.join("\n")}\n`);
+    const r = await runSql(
+      `CREATE TABLE orders (order_id INT, customer INT, ts TIMESTAMP(3), proc_time AS PROCTIME(),
+         WATERMARK FOR ts AS ts)
+       WITH ('connector' = 'filesystem', 'path' = 'orders.jsonl', 'format' = 'json');
+       CREATE TABLE customers (id INT, tier STRING)
+       WITH ('connector' = 'postgres', 'url' = '${PG_URL}', 'table-name' = '${t}');
+       CREATE VIEW enriched AS
+         SELECT o.order_id, o.ts, c.tier
+         FROM orders AS o LEFT JOIN customers FOR SYSTEM_TIME AS OF o.proc_time AS c ON o.customer = c.id;
+       CREATE TABLE out (window_start TIMESTAMP(3), tier STRING, n BIGINT)
+       WITH ('connector' = 'filesystem', 'path' = 'out.jsonl', 'format' = 'json');
+       SET 'table.exec.async-lookup.buffer-capacity' = '2';
+       INSERT INTO out
+       SELECT window_start, tier, COUNT(*) AS n
+       FROM TABLE(TUMBLE(TABLE enriched, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+       GROUP BY window_start, window_end, tier;`,
+      { cwd: run },
+    );
+    expect(r.err.filter((l) => /error/i.test(l))).toEqual([]);
+    expect(r.code).toBe(0);
+    expect(r.err.filter((l) => /late records/.test(l))).toEqual(["  late records dropped: 0"]);
+    const rows = readFileSync(join(run, "out.jsonl"), "utf8").trim().split("\n").sort();
+    expect(rows).toEqual(
+      [
+        { window_start: "2024-05-01 09:00:00.000", tier: "gold", n: 1 },
+        { window_start: "2024-05-01 09:00:00.000", tier: "silver", n: 1 },
+        { window_start: "2024-05-01 09:01:00.000", tier: "gold", n: 1 },
+        { window_start: "2024-05-01 09:01:00.000", tier: null, n: 1 },
+        { window_start: "2024-05-01 09:02:00.000", tier: "gold", n: 1 },
+      ]
+        .map((x) => JSON.stringify(x))
+        .sort(),
+    );
+  });
+
+  it("ALLOW_UNORDERED lets a cache hit overtake a row in flight, ORDERED does not; a watermark waits for the rows before it", async () => {
+    const t = await dimTable([
+      [1, "gold"],
+      [2, "silver"],
+    ]);
+    const admin = await pg.admin();
+    for (const mode of ["ORDERED", "ALLOW_UNORDERED"]) {
+      const text = script(t, `, 'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.max-rows' = '10'`).replace(
+        "proc_time AS PROCTIME())",
+        "proc_time AS PROCTIME(), ts AS TO_TIMESTAMP_LTZ(order_id, 3), WATERMARK FOR ts AS ts)",
+      );
+      const r = await start(planWith(text, { "table.exec.async-lookup.output-mode": mode }));
+      const sinkWatermark = () => {
+        const sink = r.job.graph.sinks()[0]!;
+        return sink.driver.forwarded > Number.NEGATIVE_INFINITY ? sink.driver.watermark : null;
+      };
+      try {
+        r.push([[100, 1]]);
+        await r.drain();
+        expect(sinkWatermark()).toBe(100);
+        await admin.query("BEGIN");
+        await admin.query(`LOCK TABLE ${t} IN ACCESS EXCLUSIVE MODE`);
+        // Rows 2 and 3 do not advance the watermark (100); row 200 does, after itself.
+        r.push([
+          [2, 2], // not cached: in flight until the lock is released
+          [3, 1], // cached
+          [200, 1], // cached
+        ]);
+        r.job.pumpAsync();
+        await r.job.flushSinks(true);
+        expect(r.lines).toEqual(
+          mode === "ORDERED"
+            ? ["+I[100, 1, gold]"]
+            : ["+I[100, 1, gold]", "+I[3, 1, gold]", "+I[200, 1, gold]"],
+        );
+        // The watermark after row 200 waits for row 2, in both modes.
+        expect(sinkWatermark()).toBe(100);
+        await admin.query("COMMIT");
+        await r.drain();
+        expect(r.lines).toEqual(
+          mode === "ORDERED"
+            ? ["+I[100, 1, gold]", "+I[2, 2, silver]", "+I[3, 1, gold]", "+I[200, 1, gold]"]
+            : ["+I[100, 1, gold]", "+I[3, 1, gold]", "+I[200, 1, gold]", "+I[2, 2, silver]"],
+        );
+        expect(sinkWatermark()).toBe(200);
+      } finally {
+        await admin.query("ROLLBACK").catch(() => undefined);
+        await r.job.close();
+      }
     }
   });
 
