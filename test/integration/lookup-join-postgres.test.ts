@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Engine } from "../../packages/cli/src/engine/engine.js";
 import { planScript } from "../smoke/script-job.js";
 import { runSql } from "./kafka-helpers.js";
-import { PG_URL, PgFixture } from "./pg-helpers.js";
+import { eventually, PG_URL, PgFixture } from "./pg-helpers.js";
 
 const pg = new PgFixture();
 afterAll(() => pg.close());
@@ -253,9 +253,35 @@ describe("lookup join against Postgres", () => {
       r.push([[1, 1]]);
       await r.drain();
       await terminate();
+      expect(r.metric("lookupConnects")).toBe(1);
       r.push([[2, 1]]);
       await r.drain();
       expect(r.lines).toEqual(["+I[1, 1, gold]", "+I[2, 1, gold]"]);
+      // A new connection (after a failed statement, or at once when the client saw the loss).
+      expect(r.metric("lookupConnects")).toBe(2);
+      // Terminated while a statement is in flight (blocked by a lock): that statement is retried.
+      const admin = await pg.admin();
+      await admin.query("BEGIN");
+      await admin.query(`LOCK TABLE ${t} IN ACCESS EXCLUSIVE MODE`);
+      try {
+        r.push([[3, 1]]);
+        await eventually(
+          async () =>
+            (
+              await pg.rows(
+                `SELECT count(*)::text FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE a.application_name = '${app}' AND NOT l.granted`,
+              )
+            )[0]![0] === "1",
+          () => "the lookup waiting for the lock",
+        );
+        await terminate();
+      } finally {
+        await admin.query("COMMIT");
+      }
+      await r.drain();
+      expect(r.lines).toEqual(["+I[1, 1, gold]", "+I[2, 1, gold]", "+I[3, 1, gold]"]);
+      expect(r.metric("lookupRetries")).toBe(1);
+      expect(r.metric("lookupConnects")).toBe(3);
     } finally {
       await r.job.close();
     }

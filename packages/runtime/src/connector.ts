@@ -186,6 +186,9 @@ export interface LookupSource {
    */
   lookup(keys: readonly (readonly unknown[])[]): Promise<Row[][]>;
   close(): Promise<void>;
+  /** Statements retried and connections opened so far (the operator's `lookupRetries`, `lookupConnects`). */
+  readonly retries?: number;
+  readonly connects?: number;
 }
 
 /** A run-time failure in a connector or format, with where it happened and whose fault it is. */

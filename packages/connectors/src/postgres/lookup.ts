@@ -44,9 +44,10 @@ export class PostgresLookupSource implements LookupSource {
   private encoders: readonly ValueEncoder[] = [];
   private select = "";
   private closed = false;
-  /** Statements run and failures retried, for tests and metrics. */
+  /** Statements run, failures retried and connections opened (the operator's metrics). */
   queries = 0;
   retries = 0;
+  connects = 0;
 
   constructor(
     private readonly node: LookupJoinNode,
@@ -77,6 +78,7 @@ export class PostgresLookupSource implements LookupSource {
       const stale = this.conn;
       this.conn = null;
       if (stale !== null) void stale.end();
+      this.connects++;
       this.connecting = this.connect().then(
         (c) => {
           this.connecting = null;

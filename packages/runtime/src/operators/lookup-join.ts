@@ -109,6 +109,8 @@ export class LookupJoinOperator implements Operator, AsyncWork {
     this.missesC = m.counter("lookupCacheMisses");
     m.gauge("lookupInFlight", () => this.inFlightRows + this.waitingRows);
     m.gauge("lookupCacheSize", () => this.cache.size);
+    m.gauge("lookupRetries", () => this.source?.retries ?? null);
+    m.gauge("lookupConnects", () => this.source?.connects ?? null);
   }
 
   async start(): Promise<void> {
