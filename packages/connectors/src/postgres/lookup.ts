@@ -27,8 +27,8 @@ export function createPostgresLookup(node: LookupJoinNode, deps: PostgresLookupD
  * ```
  *
  * so each returned row names the key it belongs to (`k.i`) and Postgres' own equality decides
- * the match. Statements share one connection (the `pg` client queues them: several may be in
- * flight). A failed statement is retried up to `'lookup.max-retries'` times (default 3) on a
+ * the match. Statements share one connection, one at a time: lookups in flight wait in order
+ * for their turn. A failed statement is retried up to `'lookup.max-retries'` times (default 3) on a
  * new connection, after a pause of 100 ms × the attempt; then the lookup fails with the table,
  * the key and the last error.
  */
@@ -44,6 +44,7 @@ export class PostgresLookupSource implements LookupSource {
   private encoders: readonly ValueEncoder[] = [];
   private select = "";
   private closed = false;
+  private tail: Promise<void> = Promise.resolve();
   /** Statements run, failures retried and connections opened (the operator's metrics). */
   queries = 0;
   retries = 0;
@@ -70,6 +71,19 @@ export class PostgresLookupSource implements LookupSource {
 
   private where(): string {
     return `table ${this.node.table}`;
+  }
+
+  /**
+   * Runs statements one after another on the connection (the `pg` client would queue them too,
+   * but deprecates being asked while busy): lookups in flight wait here, in order.
+   */
+  private serially<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(run, run);
+    this.tail = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    return next;
   }
 
   private connection(): Promise<PgConnection> {
@@ -125,7 +139,7 @@ export class PostgresLookupSource implements LookupSource {
     const on = dimKeys.map((d, j) => `t.${table.columns[d]!.sql} = k.${names[j]}`).join(" AND ");
     const text = `SELECT k.i, ${this.select} FROM (VALUES ${tuples.join(", ")}) AS k(i, ${names.join(", ")}) JOIN ${table.sql} AS t ON ${on}`;
     this.queries++;
-    const r = await conn.query(text, params);
+    const r = await this.serially(() => conn.query(text, params));
     const n = this.fields.length;
     return r.rows.map((src) => {
       const row = new Array<unknown>(n);
