@@ -80,6 +80,7 @@ export class LookupJoinOperator implements Operator, AsyncWork {
   private readonly requested = new Map<string, KeyRequest>();
   private readonly cache = new Map<string, CacheEntry>();
   private failure: { readonly error: unknown } | null = null;
+  private closed = false;
   private completed = false;
   private wakers: (() => void)[] = [];
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
@@ -241,6 +242,7 @@ export class LookupJoinOperator implements Operator, AsyncWork {
   }
 
   private complete(batch: readonly [string, KeyRequest][], results: Row[][]): void {
+    if (this.closed) return;
     const cache = this.node.lookup.cache;
     const now = this.ctx.now();
     batch.forEach(([key, req], i) => {
@@ -360,6 +362,7 @@ export class LookupJoinOperator implements Operator, AsyncWork {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     await this.source?.close();
