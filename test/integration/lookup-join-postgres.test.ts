@@ -179,6 +179,39 @@ describe("lookup join against Postgres", () => {
     }
   });
 
+  it("PARTIAL cache with expire-after-access keeps a key while it is read", async () => {
+    const t = await dimTable([[1, "gold"]]);
+    const r = await start(
+      planScript(
+        script(t, `, 'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.expire-after-access' = '1 min'`),
+        "lookup.sql",
+        dir,
+      ),
+    );
+    try {
+      r.push([[1, 1]]);
+      await r.drain();
+      await sql(`UPDATE ${t} SET tier = 'platinum' WHERE id = 1`);
+      for (const id of [2, 3, 4]) {
+        r.clock.now += 50_000; // read again within the minute: still cached
+        r.push([[id, 1]]);
+        await r.drain();
+      }
+      r.clock.now += 60_000; // a minute without a read: expired
+      r.push([[5, 1]]);
+      await r.drain();
+      expect(r.lines).toEqual([
+        "+I[1, 1, gold]",
+        "+I[2, 1, gold]",
+        "+I[3, 1, gold]",
+        "+I[4, 1, gold]",
+        "+I[5, 1, platinum]",
+      ]);
+    } finally {
+      await r.job.close();
+    }
+  });
+
   it("PARTIAL cache: max-rows evicts the least recently used key; missing keys are cached unless cache-missing-key is false", async () => {
     const t = await dimTable([
       [1, "gold"],
@@ -417,6 +450,28 @@ describe("lookup join against Postgres", () => {
     expect(r.code).toBe(0);
     expect(r.err.filter((l) => /late records/.test(l))).toEqual(["  late records dropped: 0"]);
     const rows = readFileSync(join(run, "out.jsonl"), "utf8").trim().split("\n").sort();
+    // And straight into the append-only sink: a LEFT lookup join is insert-only.
+    const direct = await runSql(
+      `CREATE TABLE orders (order_id INT, customer INT, ts TIMESTAMP(3), proc_time AS PROCTIME())
+       WITH ('connector' = 'filesystem', 'path' = 'orders.jsonl', 'format' = 'json');
+       CREATE TABLE customers (id INT, tier STRING)
+       WITH ('connector' = 'postgres', 'url' = '${PG_URL}', 'table-name' = '${t}');
+       CREATE TABLE enriched (order_id INT, tier STRING)
+       WITH ('connector' = 'filesystem', 'path' = 'enriched.jsonl', 'format' = 'json');
+       INSERT INTO enriched SELECT o.order_id, c.tier
+       FROM orders AS o LEFT JOIN customers FOR SYSTEM_TIME AS OF o.proc_time AS c ON o.customer = c.id;`,
+      { cwd: run },
+    );
+    expect(direct.code).toBe(0);
+    expect(readFileSync(join(run, "enriched.jsonl"), "utf8").trim().split("\n")).toEqual(
+      [
+        { order_id: 1, tier: "gold" },
+        { order_id: 2, tier: "silver" },
+        { order_id: 3, tier: "gold" },
+        { order_id: 4, tier: null },
+        { order_id: 5, tier: "gold" },
+      ].map((x) => JSON.stringify(x)),
+    );
     expect(rows).toEqual(
       [
         { window_start: "2024-05-01 09:00:00.000", tier: "gold", n: 1 },
