@@ -496,7 +496,12 @@ describe("lookup join against Postgres", () => {
         "proc_time AS PROCTIME())",
         "proc_time AS PROCTIME(), ts AS TO_TIMESTAMP_LTZ(order_id, 3), WATERMARK FOR ts AS ts)",
       );
-      const r = await start(planWith(text, { "table.exec.async-lookup.output-mode": mode }));
+      const r = await start(
+        planWith(text, {
+          "table.exec.async-lookup.output-mode": mode,
+          "table.exec.async-lookup.buffer-capacity": "3",
+        }),
+      );
       const sinkWatermark = () => {
         const sink = r.job.graph.sinks()[0]!;
         return sink.driver.forwarded > Number.NEGATIVE_INFINITY ? sink.driver.watermark : null;
@@ -520,6 +525,8 @@ describe("lookup join against Postgres", () => {
             ? ["+I[100, 1, gold]"]
             : ["+I[100, 1, gold]", "+I[3, 1, gold]", "+I[200, 1, gold]"],
         );
+        // The capacity counts rows not emitted: ORDERED holds the cached rows 3 and 200 behind row 2.
+        expect(r.lookup().driver.task.async!.saturated).toBe(mode === "ORDERED");
         // The watermark after row 200 waits for row 2, in both modes.
         expect(sinkWatermark()).toBe(100);
         await admin.query("COMMIT");

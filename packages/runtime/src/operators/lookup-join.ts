@@ -48,9 +48,11 @@ const KEYS_PER_REQUEST = 1000;
  *   one call for the batch's distinct keys (with a PARTIAL cache, a key already in flight is not
  *   requested again; without one every batch queries its own keys). A row with a NULL key never
  *   matches (no request).
- * - At most `'table.exec.async-lookup.buffer-capacity'` probe rows are in flight; beyond that the
- *   operator is `saturated` and the job stops polling sources until requests complete
- *   (backpressure). Rows of a batch beyond the capacity wait here, unrequested, until then.
+ * - At most `'table.exec.async-lookup.buffer-capacity'` probe rows are requested at once (rows of
+ *   one key share a request, so one key may go beyond); rows of a batch beyond that wait here,
+ *   unrequested. When that many rows are not emitted yet (in flight, waiting, or done behind an
+ *   earlier row in ORDERED mode) the operator is `saturated` and the job stops polling sources
+ *   until lookups complete (backpressure).
  * - Results are emitted when the job pumps (`emitCompleted`): ORDERED (default) in input order;
  *   ALLOW_UNORDERED as they complete, but never across a watermark. A watermark that arrives
  *   while rows are in flight is held back and forwarded after the rows before it.
@@ -73,6 +75,8 @@ export class LookupJoinOperator implements Operator, AsyncWork {
   private head = 0;
   /** Probe rows whose key was requested and has not returned. */
   private inFlightRows = 0;
+  /** Probe rows in the queue not emitted yet (in flight, waiting, or done behind an earlier row). */
+  private unemitted = 0;
   /** Keys not requested yet (rows beyond the capacity), in arrival order. */
   private readonly waiting = new Map<string, KeyRequest>();
   private waitingRows = 0;
@@ -122,8 +126,9 @@ export class LookupJoinOperator implements Operator, AsyncWork {
     return this.head < this.queue.length || this.waitingRows > 0;
   }
 
+  /** Flink's queue capacity: rows not emitted yet, done or not (ORDERED keeps done rows behind a slow one). */
   get saturated(): boolean {
-    return this.inFlightRows + this.waitingRows >= this.node.lookup.bufferCapacity;
+    return this.unemitted >= this.node.lookup.bufferCapacity;
   }
 
   progress(): Promise<void> {
@@ -146,6 +151,7 @@ export class LookupJoinOperator implements Operator, AsyncWork {
       const row = rows[i];
       const entry: RowEntry = { kind: 0, op: ops[i] as Op, row, result: null, emitted: false };
       this.queue.push(entry);
+      this.unemitted++;
       const values = new Array<unknown>(keys.length);
       let nullKey = false;
       for (let k = 0; k < keys.length; k++) {
@@ -335,6 +341,7 @@ export class LookupJoinOperator implements Operator, AsyncWork {
 
   private join(e: RowEntry, out: ChangeBatchBuilder): void {
     e.emitted = true;
+    this.unemitted--;
     let matched = false;
     for (const dim of e.result!) {
       const joined = concat(e.row, dim);
