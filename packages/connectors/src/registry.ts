@@ -1,5 +1,11 @@
-import type { SinkNode, SourceNode } from "@weir/planner";
-import { ConnectorError, type ConnectorRegistry, type SinkWriter, type SourceReader } from "@weir/runtime";
+import type { LookupJoinNode, SinkNode, SourceNode } from "@weir/planner";
+import {
+  ConnectorError,
+  type ConnectorRegistry,
+  type LookupSource,
+  type SinkWriter,
+  type SourceReader,
+} from "@weir/runtime";
 import { DatagenSource } from "./datagen/source.js";
 import { ArrowFileSink } from "./filesystem/arrow-sink.js";
 import { ArrowFileSource } from "./filesystem/arrow-source.js";
@@ -9,7 +15,7 @@ import { connectKafkajs, type KafkaConnect } from "./kafka/client.js";
 import { KafkaSinkWriter } from "./kafka/sink.js";
 import { KafkaSourceReader } from "./kafka/source.js";
 import { createNexmarkSource } from "./nexmark/index.js";
-import { createPostgresSink, createPostgresSource } from "./postgres/index.js";
+import { createPostgresLookup, createPostgresSink, createPostgresSource } from "./postgres/index.js";
 import { BlackholeSink } from "./sinks/blackhole.js";
 import { CollectSink } from "./sinks/collect.js";
 import { PrintSink, type TextOutput } from "./sinks/print.js";
@@ -59,6 +65,18 @@ export function createConnectorRegistry(options: ConnectorRegistryOptions = {}):
         default:
           throw new ConnectorError(
             `unknown source connector '${node.connector}' for table ${node.table} (known: ${SOURCES.join(", ")})`,
+            "user",
+          );
+      }
+    },
+    lookup(node: LookupJoinNode): LookupSource {
+      switch (node.connector) {
+        case "postgres":
+        case "jdbc":
+          return createPostgresLookup(node);
+        default:
+          throw new ConnectorError(
+            `connector '${node.connector}' of table ${node.table} is not a lookup source (lookup sources: postgres, jdbc)`,
             "user",
           );
       }

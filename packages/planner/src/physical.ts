@@ -94,6 +94,7 @@ export type PhysicalNode =
   | JoinNode
   | IntervalJoinNode
   | TemporalJoinNode
+  | LookupJoinNode
   | WindowJoinNode
   | RankNode
   | DeduplicateNode
@@ -287,6 +288,51 @@ export interface TemporalJoinNode extends NodeBase {
   readonly rightTimeColumn: number;
   /** Residual condition over the concatenated row, or null. */
   readonly condition: Expr | null;
+}
+
+/**
+ * Lookup join (`JOIN dim FOR SYSTEM_TIME AS OF l.proc_time ON ...` against a `postgres` / `jdbc`
+ * table): one input, the probe side. Each probe row queries the dimension table by
+ * `dimKeys = probe[leftKeys]` when it arrives (through the connector's lookup source, with the
+ * table's `'lookup.*'` cache and retries, and 'table.exec.async-lookup.*' for requests in
+ * flight), then `condition` filters the joined rows; a LEFT join pads a row without a match.
+ * Output: probe columns, dimension columns, with the probe row's change kind.
+ */
+export interface LookupJoinNode extends NodeBase {
+  readonly kind: "lookup-join";
+  readonly joinType: "inner" | "left";
+  /** The dimension table: its name, connector and options (hints merged). */
+  readonly table: string;
+  readonly connector: string;
+  readonly options: Readonly<Record<string, string>>;
+  /** The dimension table's columns (all physical), as the join's right half. */
+  readonly dimSchema: readonly Field[];
+  /** Probe columns, and the dimension columns they equal (same length, same types). */
+  readonly leftKeys: readonly number[];
+  readonly dimKeys: readonly number[];
+  /** Residual condition over the concatenated row (probe, dimension), or null. */
+  readonly condition: Expr | null;
+  /** The table's `'lookup.*'` options and the job's `'table.exec.async-lookup.*'`, checked. */
+  readonly lookup: LookupConfig;
+}
+
+export interface LookupConfig {
+  /** `'lookup.cache'` = 'PARTIAL' (null: NONE). */
+  readonly cache: {
+    /** `'lookup.partial-cache.max-rows'`: keys kept (least recently used evicted); null = unbounded. */
+    readonly maxRows: number | null;
+    readonly expireAfterWriteMs: number | null;
+    readonly expireAfterAccessMs: number | null;
+    readonly cacheMissingKey: boolean;
+  } | null;
+  /** `'lookup.max-retries'` (default 3). */
+  readonly maxRetries: number;
+  /** `'table.exec.async-lookup.buffer-capacity'`: probe rows in flight at most (default 100). */
+  readonly bufferCapacity: number;
+  /** `'table.exec.async-lookup.timeout'` (default 3 min). */
+  readonly timeoutMs: number;
+  /** `'table.exec.async-lookup.output-mode'`: ORDERED (default) keeps the input order. */
+  readonly ordered: boolean;
 }
 
 /** Join of two window TVF outputs on window_start, window_end and keys; emits when the window fires. */

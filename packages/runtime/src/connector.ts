@@ -1,4 +1,4 @@
-import type { Field, SinkNode, SourceNode } from "@weir/planner";
+import type { Field, LookupJoinNode, SinkNode, SourceNode } from "@weir/planner";
 import type { ChangeBatch, Row } from "./changelog.js";
 import type { Json } from "./state/codec.js";
 
@@ -167,6 +167,28 @@ export interface SinkWriter {
 export interface ConnectorRegistry {
   source(node: SourceNode): SourceReader;
   sink(node: SinkNode): SinkWriter;
+  /** The dimension table of a lookup join (`postgres` / `jdbc`); absent: no connector looks up. */
+  lookup?(node: LookupJoinNode): LookupSource;
+}
+
+/**
+ * A table queried by key (a lookup join's dimension table, Flink's LookupTableSource). Several
+ * `lookup` calls may be in flight at once; the source orders or pools them as it needs. Failures
+ * are retried by the source (`'lookup.max-retries'`, reconnecting), and the promise rejects only
+ * when the retries are spent.
+ */
+export interface LookupSource {
+  /** Connects and checks the table (its columns and types), before the first lookup. */
+  open(): Promise<void>;
+  /**
+   * The rows (the dimension table's columns, in its Weir column order) whose key columns equal
+   * each of `keys` (values in `node.dimKeys` order, none NULL): one array of rows per key.
+   */
+  lookup(keys: readonly (readonly unknown[])[]): Promise<Row[][]>;
+  close(): Promise<void>;
+  /** Statements retried and connections opened so far (the operator's `lookupRetries`, `lookupConnects`). */
+  readonly retries?: number;
+  readonly connects?: number;
 }
 
 /** A run-time failure in a connector or format, with where it happened and whose fault it is. */

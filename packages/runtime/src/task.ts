@@ -58,6 +58,29 @@ export interface Task {
   /** Every input ended (after the final +∞ watermark); emit anything left. */
   endInput?(): void;
   close?(): void | Promise<void>;
+  /** Work in flight outside the driver's calls (a lookup join's queries); see {@link AsyncWork}. */
+  readonly async?: AsyncWork;
+}
+
+/**
+ * A task whose results complete asynchronously (Flink's AsyncWaitOperator): `processBatch` starts
+ * requests and returns; the job calls `emitCompleted` at its turns (between pushes, like a source
+ * poll), which emits the completed results through the task's context, and forwards the held-back
+ * watermarks (`TaskContext.forwardWatermark`) once the rows before them are out. The driver holds
+ * the task's end of input back until nothing is pending. Before a checkpoint the job drains every
+ * such task (waits until nothing is pending), so no request is in flight when a barrier passes.
+ */
+export interface AsyncWork {
+  /** Connects whatever the requests need (after open and restore, before the first row). */
+  start(): Promise<void>;
+  /** Requests in flight, or results and watermarks not emitted yet. */
+  readonly pending: boolean;
+  /** At its limit of requests in flight: the job pushes no more input until `progress`. */
+  readonly saturated: boolean;
+  /** Resolves when a request completed (or failed) since the last `emitCompleted`. */
+  progress(): Promise<void>;
+  /** Emits what completed, as far as the output order allows; throws the error of a failed request. */
+  emitCompleted(): void;
 }
 
 /** Why a row was late: the late-data channel's routing (drop, side output, update) keys on it. */
@@ -143,6 +166,11 @@ export interface TaskContext {
    * side-output node is a planner bug and throws.
    */
   side(port: string, row: Row): void;
+  /**
+   * Forwards watermark `watermark` downstream now (if above the last forwarded): an asynchronous
+   * task ({@link AsyncWork}) releases a watermark it held back once the rows before it are out.
+   */
+  forwardWatermark(watermark: number): void;
   /** The last watermark this task processed (−∞ before the first): the one copy, checkpointed by the driver. */
   readonly watermark: number;
   /** For compiled expressions: time zone, current watermark, processing time. */

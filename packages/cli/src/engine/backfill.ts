@@ -160,6 +160,7 @@ function stagingSink(
 export function backfillConnectors(base: ConnectorRegistry): ConnectorRegistry {
   return {
     source: (n) => base.source(n),
+    ...(base.lookup ? { lookup: base.lookup.bind(base) } : {}),
     sink: (n) => {
       const replayId = n.options[REPLAY_ID];
       const inner = base.sink(n);

@@ -8,6 +8,12 @@ export {
   stagingTableName,
 } from "./backfill.js";
 export { connectPg, type PgConnect, type PgConnection, type PgParam, type PgResult } from "./client.js";
+export {
+  createPostgresLookup,
+  LOOKUP_KEYS_PER_QUERY,
+  type PostgresLookupDeps,
+  PostgresLookupSource,
+} from "./lookup.js";
 export { type PendingKey, type ReducedChanges, UpsertReducer } from "./reduce.js";
 export { createPostgresSink, type PostgresSinkDeps, PostgresSinkWriter } from "./sink.js";
 export { createPostgresSource, type PostgresSourceDeps, PostgresSourceReader } from "./source.js";

@@ -171,6 +171,52 @@ const sinkBuffer: OptionSpec[] = [
   },
 ];
 
+/** A `postgres` / `jdbc` table as the dimension of a lookup join (Flink's JDBC lookup options). */
+const lookupOptions: OptionSpec[] = [
+  {
+    key: "lookup.cache",
+    type: oneOf("NONE", "PARTIAL", "FULL", "none", "partial", "full"),
+    description:
+      "NONE (default: every probe row queries the table) or PARTIAL (cache rows as they are looked up)",
+  },
+  {
+    key: "lookup.partial-cache.max-rows",
+    type: int(1),
+    description: "PARTIAL: at most this many keys cached (least recently used evicted first)",
+  },
+  {
+    key: "lookup.partial-cache.expire-after-write",
+    type: duration,
+    description: "PARTIAL: a cached key expires this long after it was looked up",
+  },
+  {
+    key: "lookup.partial-cache.expire-after-access",
+    type: duration,
+    description: "PARTIAL: a cached key expires this long after it was last read",
+  },
+  {
+    key: "lookup.partial-cache.cache-missing-key",
+    type: bool,
+    description: "PARTIAL: cache keys the table has no row for (default true)",
+  },
+  { key: "lookup.max-retries", type: int(0), description: "retries of a failed lookup query (default 3)" },
+  {
+    key: "lookup.cache.max-rows",
+    type: int(1),
+    description: "deprecated (Flink): 'lookup.partial-cache.max-rows' with 'lookup.cache' = 'PARTIAL'",
+  },
+  {
+    key: "lookup.cache.ttl",
+    type: duration,
+    description: "deprecated (Flink): 'lookup.partial-cache.expire-after-write'",
+  },
+  {
+    key: "lookup.cache.caching-missing-key",
+    type: bool,
+    description: "deprecated (Flink): 'lookup.partial-cache.cache-missing-key'",
+  },
+];
+
 /** What `weir run --backfill` reads instead of a realtime source, and how it merges a sink (docs/data-contracts.md). */
 const backfillSink: OptionSpec[] = [
   {
@@ -434,6 +480,7 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "sink.create-table", type: bool, description: "create the target table if missing" },
       ...sinkBuffer,
       { key: "scan.fetch-size", type: int(1), description: "rows fetched per round trip" },
+      ...lookupOptions,
     ],
   },
   jdbc: {
@@ -458,6 +505,7 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
       { key: "sink.create-table", type: bool, description: "create the target table if missing" },
       ...sinkBuffer,
       { key: "scan.fetch-size", type: int(1), description: "rows fetched per round trip" },
+      ...lookupOptions,
     ],
   },
 };
@@ -677,6 +725,20 @@ export function validateOptions(
             : "postgres://user@host:port/database (or jdbc:postgresql://host:port/database)",
       });
     }
+  }
+  if (
+    (spec.name === "postgres" || spec.name === "jdbc") &&
+    options.get("lookup.cache")?.toUpperCase() === "FULL"
+  ) {
+    problems.push({
+      key: "lookup.cache",
+      at: "value",
+      message:
+        "option 'lookup.cache' = 'FULL' is not supported for connector '" +
+        spec.name +
+        "': Flink's JDBC lookup source caches NONE or PARTIAL, and so does Weir's",
+      hint: "use 'PARTIAL' with 'lookup.partial-cache.expire-after-write' (or 'max-rows'), or 'NONE'",
+    });
   }
   if (
     spec.name === "filesystem" &&

@@ -130,6 +130,13 @@ const KNOWN: Readonly<Record<string, ValueCheck>> = {
       ? undefined
       : "only '1' (or '-1', the default) is supported: Weir runs each job in one thread (parallelism 1)",
   "pipeline.name": anything,
+  // Lookup joins: requests in flight, their timeout, and whether results keep the input order.
+  "table.exec.async-lookup.buffer-capacity": positiveInteger,
+  "table.exec.async-lookup.timeout": duration,
+  "table.exec.async-lookup.output-mode": (v) =>
+    ["ORDERED", "ALLOW_UNORDERED"].includes(v.trim().toUpperCase())
+      ? undefined
+      : "expects 'ORDERED' (results in input order, the default) or 'ALLOW_UNORDERED'",
   // Early firing of rowtime window aggregations: provisional results before the window closes.
   "table.exec.emit.early-fire.enabled": boolean,
   "table.exec.emit.early-fire.delay": duration,

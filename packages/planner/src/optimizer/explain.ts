@@ -239,6 +239,14 @@ export function nodeLabel(node: PhysicalNode, nodes: readonly PhysicalNode[]): s
       )}], ${joinKeys(node.leftKeys, node.rightKeys, leftWidth, inFields)}, time=[__TEMPORAL_JOIN_CONDITION(${
         inFields[node.leftTimeColumn]?.name
       }, ${inFields[leftWidth + node.rightTimeColumn]?.name})], select=[${fieldList(node.schema)}])`;
+    case "lookup-join": {
+      const all = uniqueNames(node.schema);
+      const lookup = node.dimKeys
+        .map((d, i) => `${node.dimSchema[d]?.name ?? d}=${all[node.leftKeys[i]!]?.name ?? node.leftKeys[i]}`)
+        .join(", ");
+      const where = node.condition ? `, where=[${formatExpr(node.condition, all)}]` : "";
+      return `LookupJoin(table=[${node.table}], joinType=[${node.joinType === "inner" ? "InnerJoin" : "LeftOuterJoin"}], lookup=[${lookup}]${where}, select=[${fieldList(node.schema)}])`;
+    }
     case "window-join":
       return `WindowJoin(joinType=[${node.joinType.toUpperCase()}], where=[${joinCondition(
         node.leftKeys,

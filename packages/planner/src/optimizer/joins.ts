@@ -1,8 +1,11 @@
+import { parseDuration } from "../catalog/durations.js";
 import { E, type Expr } from "../expr.js";
 import type { LogicalJoin } from "../logical.js";
 import type {
   IntervalJoinNode,
   JoinNode,
+  LookupConfig,
+  LookupJoinNode,
   PhysicalNode,
   TemporalJoinNode,
   WindowJoinNode,
@@ -129,7 +132,10 @@ function timeBounds(preds: readonly Expr[], join: LogicalJoin, leftWidth: number
  */
 export function translateJoin(t: Translator, node: LogicalJoin): PhysicalNode {
   if (node.temporal?.kind === "event-time") return translateTemporalJoin(t, node);
-  if (node.temporal?.kind === "processing-time") refuseProcessingTimeJoin(node);
+  if (node.temporal?.kind === "processing-time") {
+    const lookup = translateLookupJoin(t, node);
+    if (lookup) return lookup;
+  }
   const left = t.translate(node.left);
   const right = t.translate(node.right);
   const lw = left.schema.length;
@@ -271,29 +277,188 @@ function computedKeyJoin(
 }
 
 /**
- * A processing-time temporal join (`FOR SYSTEM_TIME AS OF l.proctime`). Weir runs it as its lookup
- * join (a regular join against a bounded reference table read once: filesystem or Postgres, see
- * docs/reference/sql.md) only when the right side is such a table. Against anything else — a
- * versioned table (a WATERMARK), a view, an unbounded source — Flink 2.3 refuses it (FLINK-19830:
- * the left rows would not wait for a complete snapshot of the right table), and so does Weir, with
- * Flink's message.
+ * A processing-time temporal join (`FOR SYSTEM_TIME AS OF l.proctime`):
+ *
+ * - against a `postgres` / `jdbc` table: a lookup join (Flink's LookupJoin): each probe row
+ *   queries the table by the equi-join keys when it arrives; insert-only when the probe side is;
+ * - against a bounded `filesystem` table without a WATERMARK (Nexmark q13's side input; Flink's
+ *   filesystem connector is not a lookup source): returns undefined, and the join is planned as
+ *   a regular join against the table read once (a deliberate difference, docs/reference/sql.md);
+ * - against anything else (a versioned table, a view, Kafka) Flink 2.3 refuses it (FLINK-19830:
+ *   the probe rows would not wait for a complete snapshot of the right table), and so does Weir,
+ *   with Flink's message.
  */
-const LOOKUP_CONNECTORS = new Set(["filesystem", "postgres", "jdbc"]);
+const LOOKUP_SOURCES = new Set(["postgres", "jdbc"]);
 
-function refuseProcessingTimeJoin(node: LogicalJoin): void {
+function translateLookupJoin(t: Translator, node: LogicalJoin): PhysicalNode | undefined {
   const right = node.right;
-  if (
-    right.kind === "scan" &&
-    right.table.watermark === null &&
-    LOOKUP_CONNECTORS.has(right.table.options.connector ?? "")
-  )
-    return;
-  throw new PlanError(
-    "Processing-time temporal join is not supported yet.",
-    node.span,
-    "a processing-time (lookup) join needs a bounded reference table without a WATERMARK ('filesystem' or 'postgres'); to join a versioned table (PRIMARY KEY and WATERMARK) as of the left row's time, use FOR SYSTEM_TIME AS OF the left table's event-time column",
-    "unsupported",
+  const connector = right.kind === "scan" ? (right.table.options.connector ?? "") : "";
+  if (right.kind === "scan" && right.table.watermark === null && connector === "filesystem") return undefined;
+  if (right.kind !== "scan" || right.table.watermark !== null || !LOOKUP_SOURCES.has(connector)) {
+    throw new PlanError(
+      "Processing-time temporal join is not supported yet.",
+      node.span,
+      "a processing-time (lookup) join needs a lookup table ('postgres' or 'jdbc', or a bounded 'filesystem' table) without a WATERMARK; to join a versioned table (PRIMARY KEY and WATERMARK) as of the left row's time, use FOR SYSTEM_TIME AS OF the left table's event-time column",
+      "unsupported",
+    );
+  }
+  if (node.joinType !== "inner" && node.joinType !== "left") {
+    throw new PlanError(
+      `lookup joins must be INNER or LEFT joins, not ${node.joinType.toUpperCase()}`,
+      node.span,
+      undefined,
+      "unsupported",
+    );
+  }
+  const table = right.table;
+  const odd = table.columns.find((c) => c.kind !== "physical");
+  if (odd !== undefined) {
+    throw new PlanError(
+      `lookup table '${table.name}' has ${odd.kind} column '${odd.name}': a lookup join reads physical columns only`,
+      node.span,
+      "compute the value in the query (SELECT ..., expr FROM ... JOIN ...) instead of in the lookup table",
+      "unsupported",
+    );
+  }
+  const left = t.translate(node.left);
+  const lw = left.schema.length;
+  const preds = conjuncts(node.condition);
+  const pairs = equiPairs(preds, lw);
+  if (pairs.length === 0) {
+    throw new PlanError(
+      `Temporal table join requires an equality condition on fields of table [${table.name}].`,
+      node.span,
+      "join ON probe.col = dim.col (a column of the lookup table, of the same type as the probe column)",
+      "invalid-temporal-join",
+    );
+  }
+  const options: Record<string, string> = { ...table.options, ...right.hintOptions };
+  const used = new Set(pairs.map((p) => p.pred));
+  // Flink keeps the input order of an updating probe side whatever the output mode says.
+  const config = lookupConfig(table.name, options, t.b.settings, node);
+  return t.b.add<LookupJoinNode>({
+    kind: "lookup-join",
+    inputs: [left.id],
+    schema: node.schema,
+    changelogMode: isInsertOnly(left) ? INSERT_ONLY : left.changelogMode,
+    streamKey: null,
+    watermarkColumn: left.watermarkColumn,
+    joinType: node.joinType,
+    table: table.name,
+    connector,
+    options,
+    dimSchema: right.schema,
+    leftKeys: pairs.map((p) => p.left),
+    dimKeys: pairs.map((p) => p.right),
+    condition: and(preds.filter((p) => !used.has(p))),
+    lookup: { ...config, ordered: config.ordered || !isInsertOnly(left) },
+    ...(node.span ? { span: node.span } : {}),
+  });
+}
+
+/**
+ * The lookup table's `'lookup.*'` options (names and value types were checked with the table's
+ * other options) and the job's `'table.exec.async-lookup.*'` settings. Flink's deprecated
+ * `'lookup.cache.max-rows'` + `'lookup.cache.ttl'` still mean a PARTIAL cache (Flink's JDBC
+ * factory reads them when `'lookup.cache'` is not set); partial-cache options without a PARTIAL
+ * cache would be ignored, so they are refused.
+ */
+function lookupConfig(
+  table: string,
+  o: Readonly<Record<string, string>>,
+  settings: Readonly<Record<string, string>>,
+  node: LogicalJoin,
+): LookupConfig {
+  const fail = (message: string, hint?: string): never => {
+    throw new PlanError(`lookup table '${table}': ${message}`, node.span, hint, "unsupported");
+  };
+  const ms = (key: string, text: string | undefined): number | null => {
+    if (text === undefined) return null;
+    const v = parseDuration(text);
+    if (v === undefined) fail(`'${key}' = '${text}' is not a duration`, "e.g. '10 min', '30 s'");
+    return v!;
+  };
+  const int = (key: string, text: string | undefined, min: number): number | null => {
+    if (text === undefined) return null;
+    const n = Number(text.trim());
+    if (!Number.isInteger(n) || n < min) fail(`'${key}' = '${text}' is not an integer >= ${min}`);
+    return n;
+  };
+  const bool = (text: string | undefined, dflt: boolean): boolean =>
+    text === undefined ? dflt : text.trim().toLowerCase() === "true";
+  const mode = (o["lookup.cache"] ?? "").trim().toUpperCase();
+  const partialKeys = Object.keys(o).filter((k) => k.startsWith("lookup.partial-cache."));
+  const legacyKeys = Object.keys(o).filter((k) => k.startsWith("lookup.cache."));
+  let cache: LookupConfig["cache"] = null;
+  if (mode === "FULL") {
+    fail(
+      "'lookup.cache' = 'FULL' is not supported: Flink's JDBC lookup source caches NONE or PARTIAL, and so does Weir's",
+      "use 'PARTIAL' with 'lookup.partial-cache.expire-after-write' (or 'max-rows'), or 'NONE'",
+    );
+  } else if (mode === "PARTIAL") {
+    if (legacyKeys.length > 0)
+      fail(
+        `'${legacyKeys[0]}' is Flink's deprecated spelling and cannot be mixed with 'lookup.cache' = 'PARTIAL'`,
+        "use 'lookup.partial-cache.max-rows', 'lookup.partial-cache.expire-after-write' and 'lookup.partial-cache.cache-missing-key'",
+      );
+    const maxRows = int("lookup.partial-cache.max-rows", o["lookup.partial-cache.max-rows"], 1);
+    const write = ms("lookup.partial-cache.expire-after-write", o["lookup.partial-cache.expire-after-write"]);
+    const access = ms(
+      "lookup.partial-cache.expire-after-access",
+      o["lookup.partial-cache.expire-after-access"],
+    );
+    if (maxRows === null && write === null && access === null)
+      fail(
+        "a PARTIAL cache needs at least one of 'lookup.partial-cache.max-rows', 'lookup.partial-cache.expire-after-write', 'lookup.partial-cache.expire-after-access' (as in Flink)",
+      );
+    cache = {
+      maxRows,
+      expireAfterWriteMs: write,
+      expireAfterAccessMs: access,
+      cacheMissingKey: bool(o["lookup.partial-cache.cache-missing-key"], true),
+    };
+  } else {
+    if (partialKeys.length > 0)
+      fail(
+        `'${partialKeys[0]}' has no effect without a PARTIAL cache`,
+        "add 'lookup.cache' = 'PARTIAL' to the table's options, or remove the option",
+      );
+    const maxRows = int("lookup.cache.max-rows", o["lookup.cache.max-rows"], 1);
+    const ttl = ms("lookup.cache.ttl", o["lookup.cache.ttl"]);
+    if (mode === "" && (maxRows !== null || ttl !== null)) {
+      if (maxRows === null || ttl === null)
+        fail(
+          "Flink's deprecated cache options need both 'lookup.cache.max-rows' and 'lookup.cache.ttl'",
+          "better: 'lookup.cache' = 'PARTIAL' with 'lookup.partial-cache.max-rows' and 'lookup.partial-cache.expire-after-write'",
+        );
+      cache = {
+        maxRows,
+        expireAfterWriteMs: ttl,
+        expireAfterAccessMs: null,
+        cacheMissingKey: bool(o["lookup.cache.caching-missing-key"], true),
+      };
+    } else if (legacyKeys.length > 0)
+      fail(
+        `'${legacyKeys[0]}' has no effect with 'lookup.cache' = 'NONE'`,
+        "remove the option, or use 'lookup.cache' = 'PARTIAL' with the 'lookup.partial-cache.*' options",
+      );
+  }
+  const capacity = int(
+    "table.exec.async-lookup.buffer-capacity",
+    settings["table.exec.async-lookup.buffer-capacity"],
+    1,
   );
+  const timeout = ms("table.exec.async-lookup.timeout", settings["table.exec.async-lookup.timeout"]);
+  const outputMode = (settings["table.exec.async-lookup.output-mode"] ?? "ORDERED").trim().toUpperCase();
+  if (outputMode !== "ORDERED" && outputMode !== "ALLOW_UNORDERED")
+    fail(`'table.exec.async-lookup.output-mode' = '${outputMode}' is not ORDERED or ALLOW_UNORDERED`);
+  return {
+    cache,
+    maxRetries: int("lookup.max-retries", o["lookup.max-retries"], 0) ?? 3,
+    bufferCapacity: capacity ?? 100,
+    timeoutMs: timeout ?? 180_000,
+    ordered: outputMode === "ORDERED",
+  };
 }
 
 /**

@@ -71,6 +71,8 @@ export class TaskDriver<T extends Task = Task> {
   /** The last watermark forwarded downstream. */
   forwarded = NO_WATERMARK;
   finished = false;
+  /** Every input ended, and an asynchronous task still had work pending (see `pumpAsync`). */
+  private endDeferred = false;
   /**
    * The last checkpoint's barrier alignment at this task: the time from its first barrier on
    * any input to the last (0 for a single input), in ms of `performance.now()`.
@@ -131,6 +133,12 @@ export class TaskDriver<T extends Task = Task> {
       late: (row: Row, reason: LateReason, info?: LateInfo) => this.late(row, reason, info),
       lateUpdated: () => this.updatedC.inc(),
       side: (port: string, row: Row) => this.side(port, row),
+      forwardWatermark: (watermark: number) => {
+        if (watermark > this.forwarded) {
+          this.forwarded = watermark;
+          options.output(Message.watermark(watermark));
+        }
+      },
       get watermark() {
         return driver.watermark;
       },
@@ -386,8 +394,32 @@ export class TaskDriver<T extends Task = Task> {
   private finish(): void {
     if (this.watermark < Number.POSITIVE_INFINITY) this.onEvent(Message.watermark(Number.POSITIVE_INFINITY));
     this.task.endInput?.();
+    if (this.task.async?.pending) {
+      // An asynchronous task ends once its last results are out (see pumpAsync).
+      this.endDeferred = true;
+      return;
+    }
     this.finished = true;
     this.options.output(Message.end());
+  }
+
+  /**
+   * An asynchronous task ({@link AsyncWork}) emits what completed; once nothing is pending, the
+   * end of input it held back is forwarded. No-op for other tasks.
+   */
+  pumpAsync(): void {
+    const work = this.task.async;
+    if (work === undefined) return;
+    try {
+      work.emitCompleted();
+    } catch (e) {
+      throw nodeFailure(this.node, e);
+    }
+    if (this.endDeferred && !work.pending) {
+      this.endDeferred = false;
+      this.finished = true;
+      this.options.output(Message.end());
+    }
   }
 }
 

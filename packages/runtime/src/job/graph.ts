@@ -1,7 +1,14 @@
-import type { ChangelogMode, PhysicalDag, PhysicalNode, SinkNode, SourceNode } from "@weir/planner";
+import type {
+  ChangelogMode,
+  LookupJoinNode,
+  PhysicalDag,
+  PhysicalNode,
+  SinkNode,
+  SourceNode,
+} from "@weir/planner";
 import { QUARANTINE_PORT } from "@weir/planner";
 import { ChangeBatch, Message, type Row } from "../changelog.js";
-import type { SinkWriter, SinkWriterContext, SourceReader } from "../connector.js";
+import type { LookupSource, SinkWriter, SinkWriterContext, SourceReader } from "../connector.js";
 import "../operators/index.js";
 import type { Operator } from "../operator.js";
 import { createOperator } from "../operators/registry.js";
@@ -56,6 +63,8 @@ export interface GraphOptions {
   readonly cwd: string;
   readonly reader: (node: SourceNode) => SourceReader;
   readonly writer: (node: SinkNode) => SinkWriter;
+  /** The dimension table of a lookup join. */
+  readonly lookup?: (node: LookupJoinNode) => LookupSource;
   readonly collect?: SinkWriterContext["collect"];
   /** EXACTLY_ONCE (aligned barriers, the default) or AT_LEAST_ONCE. */
   readonly aligned?: boolean;
@@ -194,7 +203,13 @@ export class JobGraph {
         return { kind: "sink", node, task, driver: this.driver(node, task) };
       }
       default: {
-        const driver = this.driver(node, createOperator(node, { inputModes }));
+        const driver = this.driver(
+          node,
+          createOperator(node, {
+            inputModes,
+            ...(this.options.lookup ? { lookup: this.options.lookup } : {}),
+          }),
+        );
         driver.open();
         return { kind: "operator", node, driver };
       }

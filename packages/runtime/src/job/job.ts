@@ -17,7 +17,7 @@ import { type TaskLayout, taskLayouts, taskUids } from "./compat.js";
 import type { SinkOwnState, SourceOwnState } from "./connector-tasks.js";
 import type { TaskAck } from "./driver.js";
 import { describeNode, nodeFailure } from "./errors.js";
-import type { NodeRuntime, SinkRuntime, SourceRuntime } from "./graph.js";
+import type { NodeRuntime, OperatorRuntime, SinkRuntime, SourceRuntime } from "./graph.js";
 import { JobGraph } from "./graph.js";
 import type { JobMetrics, OperatorRunMetrics, SinkMetrics, SourceMetrics } from "./metrics.js";
 
@@ -183,6 +183,8 @@ export class Job {
   private running = false;
   /** A savepoint with `stop` was taken: the loop ends before its next poll. */
   private stopAfterSavepoint = false;
+  /** The operators with asynchronous work (see `asyncOperators`). */
+  private asyncList: OperatorRuntime[] | null = null;
   /** The last {@link CHECKPOINT_HISTORY} checkpoints of this run, oldest first. */
   readonly checkpointHistory: CheckpointRecord[] = [];
 
@@ -203,6 +205,11 @@ export class Job {
       cwd: options.cwd,
       reader: (node) => options.connectors.source(node),
       writer: (node) => options.connectors.sink(node),
+      lookup: (node) => {
+        if (options.connectors.lookup === undefined)
+          throw new Error(`no connector registry here looks up tables (lookup join on ${node.table})`);
+        return options.connectors.lookup(node);
+      },
       ...(options.collect ? { collect: options.collect } : {}),
       stateBackend: this.stateBackends(),
       canonicalSnapshots: () => this.canonicalSnapshot,
@@ -259,6 +266,13 @@ export class Job {
       await s.driver.open();
     }
     if (cp) await this.restore(cp);
+    for (const rt of this.asyncOperators()) {
+      try {
+        await rt.driver.task.async!.start();
+      } catch (e) {
+        throw nodeFailure(rt.node, e);
+      }
+    }
     for (const rt of this.graph.operators()) {
       if (rt.node.inputs.length > 0) continue;
       try {
@@ -300,6 +314,7 @@ export class Job {
    * poll gave, or null when every source has ended.
    */
   async step(): Promise<PollResult["kind"] | null> {
+    await this.whileSaturated();
     const live = this.graph.sources().filter((s) => !s.task.op.ended);
     if (live.length === 0) return null;
     // Round robin by node id, from the cursor: the order a checkpoint records and a restore
@@ -314,7 +329,53 @@ export class Job {
     }
     if (result.kind === "idle") this.lastIdleWaitMs = result.waitMs;
     this.pushSource(rt.node.id, result);
+    this.pumpAsync();
     return result.kind;
+  }
+
+  /** The operators with asynchronous work (lookup joins), in node order (upstream first). */
+  private asyncOperators(): OperatorRuntime[] {
+    this.asyncList ??= this.graph.operators().filter((rt) => rt.driver.task.async !== undefined);
+    return this.asyncList;
+  }
+
+  /** Whether an asynchronous operator has requests in flight or results not yet emitted. */
+  get asyncPending(): boolean {
+    return this.asyncOperators().some((rt) => rt.driver.task.async!.pending);
+  }
+
+  /**
+   * Emits what the asynchronous operators completed (upstream first, so a lookup join that feeds
+   * another passes its results on in the same turn). Synchronous, like a push.
+   */
+  pumpAsync(): void {
+    for (const rt of this.asyncOperators()) rt.driver.pumpAsync();
+  }
+
+  /** Waits until some asynchronous operator completed a request, then emits. */
+  private async awaitAsync(): Promise<void> {
+    const pending = this.asyncOperators().filter((rt) => rt.driver.task.async!.pending);
+    if (pending.length === 0) return;
+    await Promise.race(pending.map((rt) => rt.driver.task.async!.progress()));
+    this.pumpAsync();
+  }
+
+  /**
+   * Backpressure: while an asynchronous operator has its maximum of requests in flight
+   * ('table.exec.async-lookup.buffer-capacity'), no source is polled.
+   */
+  private async whileSaturated(): Promise<void> {
+    while (this.asyncOperators().some((rt) => rt.driver.task.async!.saturated)) await this.awaitAsync();
+  }
+
+  /**
+   * Waits until no asynchronous operator has anything in flight, emitting as results complete:
+   * before a checkpoint's barriers (so in-flight requests are never part of a checkpoint) and
+   * at the end of the input.
+   */
+  async drainAsync(): Promise<void> {
+    this.pumpAsync();
+    while (this.asyncPending) await this.awaitAsync();
   }
 
   /**
@@ -357,6 +418,7 @@ export class Job {
    */
   async checkpoint(id = this.nextCheckpointId): Promise<JobCheckpoint> {
     if (this.inflight !== null) throw new Error(`checkpoint ${this.inflight.id} is still in progress`);
+    await this.drainAsync();
     const p = this.trigger(id);
     this.inflight = null;
     for (const [rt, ack] of p.acks) p.received.set(rt, await ack);
@@ -421,6 +483,7 @@ export class Job {
     state.lastTrigger = now;
     // The requests made before this trigger are the ones this checkpoint serves.
     const waiters = this.savepointWaiters.splice(0);
+    await this.drainAsync();
     this.canonicalSnapshot = savepoint;
     let p: PendingCheckpoint;
     try {
@@ -662,7 +725,14 @@ export class Job {
         break;
       }
       const kind = await this.step();
-      if (kind === null) break;
+      if (kind === null) {
+        // Every source ended; lookups still in flight end the job when they are out.
+        if (this.asyncPending) {
+          await this.awaitAsync();
+          continue;
+        }
+        break;
+      }
       if (kind === "idle") {
         idleRound++;
         idleWait = Math.min(idleWait, this.lastIdleWaitMs, MAX_IDLE_SLEEP_MS);
@@ -680,11 +750,13 @@ export class Job {
       }
       const live = this.graph.sources().filter((s) => !s.task.op.ended).length;
       if (idleRound >= live && live > 0 && Number.isFinite(idleWait)) {
-        await sleep(idleWait, signal);
+        if (this.asyncPending) await Promise.race([sleep(idleWait, signal), this.awaitAsync()]);
+        else await sleep(idleWait, signal);
         idleRound = 0;
         idleWait = Number.POSITIVE_INFINITY;
       }
     }
+    await this.drainAsync();
     await this.flushSinks(true);
     // A sink that writes only at commit (exactly-once) gets its last epoch committed: a final
     // checkpoint when the input ended, as Flink takes one at the end of a bounded job.

@@ -5,6 +5,7 @@ export * from "./expand.js";
 export * from "./group-aggregate.js";
 export * from "./interval-join.js";
 export * from "./join.js";
+export * from "./lookup-join.js";
 export * from "./over-aggregate.js";
 export * from "./rank.js";
 export * from "./registry.js";

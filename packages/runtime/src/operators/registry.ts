@@ -1,4 +1,5 @@
-import type { ChangelogMode, PhysicalNode, PhysicalNodeKind } from "@weir/planner";
+import type { ChangelogMode, LookupJoinNode, PhysicalNode, PhysicalNodeKind } from "@weir/planner";
+import type { LookupSource } from "../connector.js";
 import type { Operator } from "../operator.js";
 
 /** A node of one kind. */
@@ -10,6 +11,8 @@ export type NodeOfKind<K extends PhysicalNodeKind> = Extract<PhysicalNode, { kin
  */
 export interface OperatorBuildInfo {
   readonly inputModes: readonly ChangelogMode[];
+  /** The connectors' lookup sources (for a lookup join's dimension table). */
+  readonly lookup?: (node: LookupJoinNode) => LookupSource;
 }
 
 export type KindFactory<K extends PhysicalNodeKind> = (

@@ -87,6 +87,9 @@ function start(
     side: (port) => {
       throw new Error(`no side output '${port}' in the time driver`);
     },
+    forwardWatermark: (w) => {
+      forwarded.push(w);
+    },
     get watermark() {
       return time.watermark;
     },
