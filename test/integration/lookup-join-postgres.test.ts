@@ -327,10 +327,29 @@ describe("lookup join against Postgres", () => {
     try {
       r2.push([[1, 1]]);
       await r2.drain();
-      await pg.rows(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '${app2}'`,
-      );
-      r2.push([[2, 1]]);
+      // Terminated while its statement is in flight (blocked by a lock), so that the statement
+      // fails: a connection lost while idle is replaced before the next statement, which is no
+      // failure at all.
+      const admin = await pg.admin();
+      await admin.query("BEGIN");
+      await admin.query(`LOCK TABLE ${t2} IN ACCESS EXCLUSIVE MODE`);
+      try {
+        r2.push([[2, 1]]);
+        await eventually(
+          async () =>
+            (
+              await pg.rows(
+                `SELECT count(*)::text FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE a.application_name = '${app2}' AND NOT l.granted`,
+              )
+            )[0]![0] === "1",
+          () => "the lookup waiting for the lock",
+        );
+        await pg.rows(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '${app2}'`,
+        );
+      } finally {
+        await admin.query("COMMIT");
+      }
       await expect(r2.drain()).rejects.toThrow(
         /table customers.*lookup of key \(1\) failed after 0 retries/s,
       );
