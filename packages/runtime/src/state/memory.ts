@@ -1,7 +1,9 @@
 import type { Clock } from "../time/watermarks.js";
 import type {
+  DeferredStateSnapshot,
   ListState,
   MapState,
+  SnapshotOptions,
   StateBackend,
   StateOptions,
   StateSnapshot,
@@ -14,10 +16,11 @@ import type {
 import { STATE_SNAPSHOT_VERSION } from "./api.js";
 import { decodeJson, encodeJson, type Json } from "./codec.js";
 import type { StateKey } from "./keys.js";
+import { snapshotLines, type TableText, tablesOf } from "./snapshot-text.js";
 import { canonicalOfNative } from "./state-files.js";
 import { TimeBuckets } from "./time-buckets.js";
 import { MemoryTimerService } from "./timers.js";
-import { KeyedTable } from "./ttl.js";
+import { type KeyedCow, KeyedTable } from "./ttl.js";
 
 export interface MemoryStateBackendOptions {
   /** Processing-time clock for TTL; defaults to `Date.now`. */
@@ -33,6 +36,8 @@ type Table =
 export class MemoryStateBackend implements StateBackend {
   private readonly tables = new Map<string, Table>();
   private readonly clock: Clock;
+  /** The deferred snapshot not yet released (at most one: Flink's max-concurrent-checkpoints 1). */
+  private open: MemoryDeferredSnapshot | null = null;
 
   constructor(options: MemoryStateBackendOptions = {}) {
     this.clock = options.clock ?? Date.now;
@@ -144,7 +149,29 @@ export class MemoryStateBackend implements StateBackend {
     return { keys, timeEntries };
   }
 
-  snapshot(): StateSnapshot {
+  /**
+   * The state now, encoded (plain JSON); with `deferred`, copy-on-write: the keyed tables (value,
+   * map, list) are captured by reference in O(entries) and encoded when the snapshot is written
+   * (see {@link KeyedCow}); time-indexed tables and timers are encoded at once.
+   */
+  snapshot(options: SnapshotOptions = {}): StateSnapshot {
+    if (options.deferred) {
+      if (this.open !== null)
+        throw new Error(
+          "a copy-on-write snapshot of this state is still being written (at most one at a time); release it first",
+        );
+      const parts: Part[] = [];
+      for (const [name, t] of this.tables) {
+        if (t.kind === "value" || t.kind === "map" || t.kind === "list")
+          parts.push({ name, kind: t.kind, table: t.table, cow: t.table.beginSnapshot() });
+        else parts.push({ name, encoded: snapshotTable(t) });
+      }
+      const s = new MemoryDeferredSnapshot(parts, () => {
+        if (this.open === s) this.open = null;
+      });
+      this.open = s;
+      return s;
+    }
     const tables: Record<string, TableSnapshot> = {};
     for (const [name, t] of this.tables) tables[name] = snapshotTable(t);
     return { version: STATE_SNAPSHOT_VERSION, tables };
@@ -171,6 +198,7 @@ export class MemoryStateBackend implements StateBackend {
         );
       }
     }
+    this.open?.release();
     for (const [name, t] of this.tables) {
       const s = snapshot.tables[name];
       clearTable(t);
@@ -192,8 +220,76 @@ export class MemoryStateBackend implements StateBackend {
 
 const EMPTY: ReadonlyMap<unknown, unknown> = new Map();
 
-function* liveKeys(t: KeyedTable<unknown>): IterableIterator<StateKey> {
-  for (const [k] of t.liveEntries()) yield k;
+function liveKeys(t: KeyedTable<unknown>): IterableIterator<StateKey> {
+  return t.liveKeys();
+}
+
+/** A table of a deferred snapshot: a keyed table's copy-on-write view, or another table encoded at the barrier. */
+type Part =
+  | {
+      readonly name: string;
+      readonly kind: "value" | "map" | "list";
+      readonly table: KeyedTable<unknown>;
+      readonly cow: KeyedCow;
+    }
+  | { readonly name: string; readonly encoded: TableSnapshot };
+
+/** The memory backend's {@link DeferredStateSnapshot}. */
+class MemoryDeferredSnapshot implements DeferredStateSnapshot {
+  readonly deferred = true as const;
+  readonly version = STATE_SNAPSHOT_VERSION;
+  private cache: Record<string, TableSnapshot> | null = null;
+  private released = false;
+
+  constructor(
+    private readonly parts: readonly Part[],
+    private readonly onRelease: () => void,
+  ) {}
+
+  get tables(): Record<string, TableSnapshot> {
+    if (this.cache !== null) return this.cache;
+    this.check();
+    const tables: Record<string, TableSnapshot> = {};
+    for (const p of this.parts)
+      tables[p.name] = "encoded" in p ? p.encoded : { kind: p.kind, entries: [...p.cow.entries()] };
+    this.cache = tables;
+    return tables;
+  }
+
+  lines(): Iterable<string> {
+    if (this.cache !== null) return snapshotLines(this.version, tablesOf(this));
+    this.check();
+    const texts: TableText[] = this.parts.map((p) =>
+      "encoded" in p
+        ? tablesOf({ version: this.version, tables: { [p.name]: p.encoded } })[0]!
+        : { name: p.name, head: { kind: p.kind }, arrays: [["entries", this.guarded(p.cow.entries())]] },
+    );
+    return snapshotLines(this.version, texts);
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    for (const p of this.parts) if (!("encoded" in p)) p.table.endSnapshot(p.cow);
+    this.onRelease();
+  }
+
+  toJSON(): StateSnapshot {
+    return { version: this.version, tables: this.tables };
+  }
+
+  private check(): void {
+    if (this.released)
+      throw new Error("this copy-on-write state snapshot was released (its checkpoint ended): read its file");
+  }
+
+  /** Entries that stop with an error if the snapshot is released while they are being written. */
+  private *guarded(entries: Iterable<Json>): Generator<Json> {
+    for (const e of entries) {
+      this.check();
+      yield e;
+    }
+  }
 }
 
 function snapshotTable(t: Table): TableSnapshot {
