@@ -366,4 +366,56 @@ describe("a checkpoint's asynchronous phase in a job", () => {
     expect(store.latest(job.jobId)?.id).toBe(2);
     expect(materialize(lines.join("\n"))).toEqual(expected());
   });
+
+  it("stop-with-savepoint: the savepoint is written copy-on-write, nothing is processed after it, and it restores", async () => {
+    const dir = tempDir();
+    const store = new CheckpointStore(dir, Number.MAX_SAFE_INTEGER);
+    const lines: string[] = [];
+    let clock = 0;
+    const job = new Job(dag, {
+      connectors: {
+        source: () => new MemReader({ ...clicks(), perPoll: 1 }),
+        sink: () => new CollectWriter(lines),
+      },
+      cwd: ".",
+      now: () => clock++,
+      checkpoint: {
+        // Periodic checkpoints too: the savepoint waits for the one being stored.
+        intervalMs: 10,
+        copyOnWrite: true,
+        onCheckpoint: async (cp) => {
+          await store.writeAsync(cp, { sliceMs: 0 });
+        },
+      },
+    });
+    await job.open();
+    const running = job.run();
+    let linesAtStore = -1;
+    const path = await job.requestSavepoint({
+      stop: true,
+      store: async (cp) => {
+        const stored = await store.writeAsync(cp, { sliceMs: 0 });
+        linesAtStore = lines.length;
+        return stored.path;
+      },
+    });
+    const result = await running;
+    await job.close();
+    expect(result.reason).toBe("savepoint");
+    // Nothing was processed after the savepoint's barrier.
+    expect(lines.length).toBe(linesAtStore);
+    expect(materialize(lines.join("\n"))).not.toEqual(expected());
+    const restored = new Job(dag, {
+      connectors: {
+        source: () => new MemReader({ ...clicks(), perPoll: 1 }),
+        sink: () => new CollectWriter(lines),
+      },
+      cwd: ".",
+      restoreFrom: readCheckpoint(path).checkpoint,
+    });
+    await restored.open();
+    expect((await restored.run()).reason).toBe("end");
+    await restored.close();
+    expect(materialize(lines.join("\n"))).toEqual(expected());
+  });
 });

@@ -14,6 +14,7 @@ import {
   statSync,
   writeSync,
 } from "node:fs";
+import { rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { isDeferredSnapshot, type StateSnapshot } from "../state/api.js";
@@ -90,7 +91,10 @@ export class CheckpointStore {
     for (;;) {
       const r = steps.next();
       if (r.done) return r.value;
-      if (r.value !== null) fsyncSync(r.value);
+      const io = r.value;
+      if (io === null) continue;
+      if ("fsync" in io) fsyncSync(io.fsync);
+      else rmSync(io.rm, { recursive: true, force: true });
     }
   }
 
@@ -111,8 +115,10 @@ export class CheckpointStore {
     for (;;) {
       const r = steps.next();
       if (r.done) return r.value;
-      if (r.value !== null) {
-        await fsyncAsync(r.value);
+      const io = r.value;
+      if (io !== null) {
+        if ("fsync" in io) await fsyncAsync(io.fsync);
+        else await rm(io.rm, { recursive: true, force: true });
         sliceStart = performance.now();
       } else if (performance.now() - sliceStart >= sliceMs) {
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -123,9 +129,10 @@ export class CheckpointStore {
 
   /**
    * The write of `cp` as steps: yields null after each piece of a state file (a place to pause)
-   * and an fd when that file must be fsynced before going on; returns what was stored.
+   * and the I/O that may take long (an fsync, deleting an expired checkpoint) for the caller to
+   * do before going on; returns what was stored.
    */
-  private *steps(cp: JobCheckpoint): Generator<number | null, StoredCheckpoint, void> {
+  private *steps(cp: JobCheckpoint): Generator<SlowIo | null, StoredCheckpoint, void> {
     if (!/^[A-Za-z0-9_-]+$/.test(cp.jobId))
       throw new Error(`checkpoint job id '${cp.jobId}' is not a directory name`);
     const jobDir = join(this.dir, cp.jobId);
@@ -140,7 +147,7 @@ export class CheckpointStore {
       const fd = openSync(join(path, file), "w");
       try {
         yield* writeLines(fd, stateLines(oc.state), out);
-        yield fd;
+        yield { fsync: fd };
       } finally {
         closeSync(fd);
       }
@@ -157,13 +164,25 @@ export class CheckpointStore {
     }
     const manifest: StoredManifest = { ...cp, operators };
     const tmp = join(path, `.${CHECKPOINT_METADATA}.${randomUUID()}.tmp`);
-    writeDurably(tmp, JSON.stringify(manifest));
+    const fd = openSync(tmp, "w");
+    try {
+      writeSync(fd, JSON.stringify(manifest));
+      yield { fsync: fd };
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, join(path, CHECKPOINT_METADATA));
-    fsyncDir(path);
-    fsyncDir(jobDir);
+    for (const d of [path, jobDir]) {
+      const dfd = openSync(d, "r");
+      try {
+        yield { fsync: dfd };
+      } finally {
+        closeSync(dfd);
+      }
+    }
     const complete = completeCheckpoints(jobDir, cp.jobId);
     for (const old of complete.slice(0, Math.max(0, complete.length - this.numRetained))) {
-      if (old.id !== cp.checkpointId) rmSync(old.path, { recursive: true, force: true });
+      if (old.id !== cp.checkpointId) yield { rm: old.path };
     }
     collectSharedFiles(jobDir);
     const stateBytes: Record<string, number> = {};
@@ -206,6 +225,9 @@ export const DEFAULT_SLICE_MS = 10;
 const WRITE_CHUNK_CHARS = 1 << 18;
 
 const fsyncAsync = promisify(fsync);
+
+/** I/O of a checkpoint write that the async write does off the main thread. */
+type SlowIo = { readonly fsync: number } | { readonly rm: string };
 
 /**
  * A state file's text: a deferred (copy-on-write) snapshot's lines, a plain snapshot laid out
@@ -321,25 +343,6 @@ function* fileLines(
     state.carry = Buffer.from(data.subarray(start));
   }
   if (!rest && state.carry.length > 0) yield state.carry.toString("utf8");
-}
-
-function writeDurably(path: string, text: string): void {
-  const fd = openSync(path, "w");
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function fsyncDir(path: string): void {
-  const fd = openSync(path, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 function sha256(text: string): string {

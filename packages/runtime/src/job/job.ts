@@ -140,6 +140,8 @@ const PROGRESS_MS = 1000;
 const FLUSH_EVERY_BATCHES = 64;
 const DEFAULT_FLUSH_INTERVAL_MS = 1000;
 const MAX_IDLE_SLEEP_MS = 100;
+/** Processing between two event-loop turns given to a checkpoint's asynchronous phase (ms). */
+const ASYNC_SHARE_MS = 10;
 
 /** A triggered checkpoint (at most one at a time: max-concurrent-checkpoints 1). */
 interface PendingCheckpoint {
@@ -185,6 +187,8 @@ export class Job {
   private inflight: PendingCheckpoint | null = null;
   /** The acknowledged checkpoint being stored while the job goes on (at most one). */
   private asyncPhase: AsyncPhase | null = null;
+  /** When the job loop last gave the asynchronous phase a turn of the event loop (`performance.now()`). */
+  private lastAsyncTurn = 0;
   /** The checkpoint being triggered has an asynchronous phase: snapshots are copy-on-write. */
   private deferredSnapshot = false;
   /** The node id from which the next poll looks for a live source (see `step`). */
@@ -450,9 +454,15 @@ export class Job {
     const phase = this.asyncPhase;
     if (phase !== null) {
       if (phase.outcome === null && !final) {
-        if (performance.now() - phase.p.startedReal < timeoutMs) {
-          // The asynchronous phase works in the event loop's turns: give it one.
-          await new Promise<void>((resolve) => setImmediate(resolve));
+        const t = performance.now();
+        if (t - phase.p.startedReal < timeoutMs) {
+          // The asynchronous phase works in the event loop's turns: give it one after every
+          // ASYNC_SHARE_MS of processing, so that processing and storing share the thread
+          // about evenly (a slice of the store is as long, see CheckpointStore.writeAsync).
+          if (t - this.lastAsyncTurn >= ASYNC_SHARE_MS) {
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            this.lastAsyncTurn = performance.now();
+          }
           return false;
         }
         this.asyncPhase = null;
