@@ -32,7 +32,11 @@ function filled(clock: () => number = () => 0, big = false) {
   const l = b.list<bigint>("l");
   const t = b.value<number>("ttl", { ttl: { ttlMs: 100 } });
   const w = b.timeIndexed<string>("w");
+  const wo = b.timeIndexed<{ c: number }>("wo");
+  const timers = b.timers("timers");
   for (let k = 0; k < 50; k++) {
+    wo.put(k % 4, k, { c: k });
+    timers.registerEventTimeTimer(k, k % 6);
     v.put(k, { n: k, tags: [`t${k}`] });
     m.put(k % 7, `u${k}`, [k]);
     l.add(`k${k % 5}`, BigInt(k));
@@ -40,7 +44,7 @@ function filled(clock: () => number = () => 0, big = false) {
     w.put(k % 3, k, `x${k}`);
   }
   if (big) for (let k = 100; k < 30_000; k++) v.put(k, { n: k, tags: ["x".repeat(100)] });
-  return { b, v, m, l, t, w };
+  return { b, v, m, l, t, w, wo, timers };
 }
 
 /** Plain JSON of a snapshot (what a checkpoint file holds). */
@@ -50,7 +54,7 @@ function json(s: StateSnapshot): unknown {
 
 /** Every kind of write after the barrier: replacing, deleting, new keys and in-place mutation after a read. */
 function mutateAll(s: ReturnType<typeof filled>): void {
-  const { v, m, l, t, w } = s;
+  const { v, m, l, t, w, wo, timers } = s;
   for (let k = 0; k < 50; k += 3) {
     const x = v.get(k)!;
     x.n = -1;
@@ -74,6 +78,17 @@ function mutateAll(s: ReturnType<typeof filled>): void {
   t.get(7);
   w.put(0, 0, "changed");
   w.delete(1, 1);
+  // Time-indexed values mutated in place: after get, while iterating a bucket, when expired.
+  wo.get(1, 1)!.c = -1;
+  for (const [, x] of wo.entriesAt(2)) x.c += 1000;
+  wo.expireUpTo(0, (_ts, entries) => {
+    for (const x of entries.values()) x.c = -7;
+  });
+  wo.put(3, 3, { c: 333 });
+  wo.put(9, 1, { c: 9 });
+  timers.registerEventTimeTimer("new", 1);
+  timers.deleteEventTimeTimer(1, 1);
+  timers.advanceWatermark(2, () => undefined);
 }
 
 describe("copy-on-write snapshot of the memory backend", () => {
@@ -121,6 +136,8 @@ describe("copy-on-write snapshot of the memory backend", () => {
     r.list("l");
     const t = r.value<number>("ttl", { ttl: { ttlMs: 100 } });
     r.timeIndexed("w");
+    r.timeIndexed("wo");
+    r.timers("timers");
     r.restore(parseSnapshotLines(text, "test"));
     now = 120;
     // Last access 0 at the barrier: expired at 120; key 3 (50) is live, key 8 has the barrier's value.
@@ -166,7 +183,6 @@ describe("copy-on-write snapshot of the memory backend", () => {
 describe("state text layout", () => {
   it("a plain snapshot of every table kind round-trips, and is the JSON of the snapshot", () => {
     const s = filled();
-    s.b.timers("timers").registerEventTimeTimer("k", 5);
     const plain = s.b.snapshot();
     const lines = [...snapshotLines(plain.version, tablesOf(plain))];
     expect(parseSnapshotLines(lines, "f")).toEqual(json(plain));
