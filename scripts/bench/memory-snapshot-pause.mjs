@@ -13,7 +13,8 @@
 //   --before: as it did before: snapshot() and CheckpointStore.write at the barrier, the loop
 //             waiting for both (run it against a build of the older code with WEIR_DIST).
 // It prints the gaps between two turns (the longest is the longest pause of the job loop; also
-// over 3 s without a checkpoint, the machine's own noise floor: GC, scheduling), the
+// over 3 s without a checkpoint, the machine's own noise floor: GC, scheduling), the same gaps
+// in the process's CPU time (what the gap cost in work, without the waits for a core), the
 // synchronous part, the whole checkpoint's duration, the file size, and the update rate before
 // and while the checkpoint is stored. --restore also reads the checkpoint back into a backend.
 // WEIR_DIST: the runtime's dist/index.js to use (default: this checkout's).
@@ -55,6 +56,11 @@ function turn() {
   updates += 256;
 }
 const yieldTurn = () => new Promise((r) => setImmediate(r));
+/** The process's CPU time (user + system), ms: on a loaded machine a wall-clock gap is mostly waiting for a core. */
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
 const dir = mkdtempSync(join(tmpdir(), "weir-snapshot-pause-"));
 const store = new CheckpointStore(dir, 1);
@@ -76,7 +82,9 @@ const checkpoint = (state) => ({
 const cpu0 = process.cpuUsage();
 // Warm-up: the loop's own turn time, without a checkpoint.
 let last = performance.now();
+let lastCpu = cpuMs();
 const gapsBefore = [];
+const cpuGapsBefore = [];
 const warmStart = performance.now();
 let lastYield0 = warmStart;
 while (performance.now() - warmStart < 3000) {
@@ -88,6 +96,9 @@ while (performance.now() - warmStart < 3000) {
   const t = performance.now();
   gapsBefore.push(t - last);
   last = t;
+  const c = cpuMs();
+  cpuGapsBefore.push(c - lastCpu);
+  lastCpu = c;
 }
 const rateBefore = updates / ((performance.now() - warmStart) / 1000);
 
@@ -97,6 +108,7 @@ let syncCpu = null;
 let stored = null;
 let failed = null;
 const c0 = process.cpuUsage();
+const c0cpu = (c0.user + c0.system) / 1000;
 const t0 = performance.now();
 let done = false;
 let writing;
@@ -129,7 +141,9 @@ if (before) {
 }
 // The loop goes on while the checkpoint is stored; the first gap counts the synchronous part.
 last = t0;
+lastCpu = c0cpu;
 const gaps = [];
+const cpuGaps = [];
 const updatesAtTrigger = updates;
 // As the job's coordinator does: an event-loop turn for the store after every 10 ms of turns.
 let lastYield = performance.now();
@@ -142,9 +156,15 @@ while (!done) {
   const t = performance.now();
   gaps.push(t - last);
   last = t;
+  const c = cpuMs();
+  cpuGaps.push(c - lastCpu);
+  lastCpu = c;
 }
 const totalMs = performance.now() - t0;
-if (before) gaps.push(totalMs);
+if (before) {
+  gaps.push(totalMs);
+  cpuGaps.push(cpuMs() - c0cpu);
+}
 /** The longest gap, the 99th percentile and how many exceed 100 and 200 ms. */
 const summary = (g) => {
   const s = [...g].sort((a, b) => a - b);
@@ -173,6 +193,8 @@ console.log(
     syncPhaseCpuMs: Number(((syncCpu.user + syncCpu.system) / 1000).toFixed(1)),
     loopGapsDuringCheckpointMs: summary(gaps),
     loopGapsWithoutCheckpointMs: summary(gapsBefore),
+    loopGapsCpuDuringCheckpointMs: summary(cpuGaps),
+    loopGapsCpuWithoutCheckpointMs: summary(cpuGapsBefore),
     checkpointTotalMs: Number(totalMs.toFixed(0)),
     updatesPerSecBefore: Math.round(rateBefore),
     updatesPerSecDuring: Math.round(rateDuring),
