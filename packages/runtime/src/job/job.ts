@@ -385,12 +385,23 @@ export class Job {
   /**
    * Takes checkpoint `id` (default: the next id): records source positions, sends a barrier from
    * every live source through the DAG (operators snapshot when aligned, sinks see it), then
-   * flushes and pre-commits the sinks. Call only between pushes.
+   * flushes and pre-commits the sinks. Call only between pushes. `copyOnWrite`: the operator
+   * states are copy-on-write views (see `DeferredStateSnapshot`) that stay the state at the
+   * barrier while the job goes on, until `releaseCheckpoint(cp)`.
    */
-  async checkpoint(id = this.nextCheckpointId): Promise<JobCheckpoint> {
+  async checkpoint(
+    id = this.nextCheckpointId,
+    options: { readonly copyOnWrite?: boolean } = {},
+  ): Promise<JobCheckpoint> {
     if (this.inflight !== null) throw new Error(`checkpoint ${this.inflight.id} is still in progress`);
     if (this.asyncPhase !== null) throw new Error(`checkpoint ${this.asyncPhase.p.id} is still being stored`);
-    const p = this.trigger(id);
+    this.deferredSnapshot = options.copyOnWrite === true;
+    let p: PendingCheckpoint;
+    try {
+      p = this.trigger(id);
+    } finally {
+      this.deferredSnapshot = false;
+    }
     this.inflight = null;
     for (const [rt, ack] of p.acks) p.received.set(rt, await ack);
     return this.manifest(p);
