@@ -10,7 +10,7 @@ import { isDeferredSnapshot, type StateSnapshot } from "../src/state/api.js";
 import { MemoryStateBackend } from "../src/state/memory.js";
 import { parseSnapshotLines, snapshotLines, tablesOf } from "../src/state/snapshot-text.js";
 import { materialize } from "../src/testing/harness.js";
-import { CollectWriter, clicks, dag, expected, MemReader } from "./job-fixture.js";
+import { CollectWriter, clicks, dag, expected, MemReader, type MemTable } from "./job-fixture.js";
 
 // The in-memory backend's copy-on-write snapshot and the checkpoint's asynchronous phase.
 
@@ -289,14 +289,33 @@ async function until(cond: () => boolean, what: string): Promise<void> {
   }
 }
 
+/** The fixture's rows, 20 times over: a run long enough for several checkpoints. */
+function many(): MemTable {
+  const t = clicks();
+  for (const k of Object.keys(t.splits)) t.splits[k] = Array.from({ length: 20 }, () => t.splits[k]!).flat();
+  return { ...t, perPoll: 1 };
+}
+
 describe("a checkpoint's asynchronous phase in a job", () => {
   it("completes while rows keep being processed; its file holds the state at the barrier", async () => {
+    // The answer: a run without checkpoints.
+    const straight: string[] = [];
+    const s = new Job(dag, {
+      connectors: { source: () => new MemReader(many()), sink: () => new CollectWriter(straight) },
+      cwd: ".",
+    });
+    await s.open();
+    await s.run();
+    await s.close();
+    const expectedMany = materialize(straight.join("\n"));
+
     const dir = tempDir();
     const store = new CheckpointStore(dir, 10);
     const lines: string[] = [];
-    const reader = new CountingReader({ ...clicks(), perPoll: 1 });
+    const reader = new CountingReader(many());
     let clock = 0;
     const during: number[] = [];
+    const events: string[] = [];
     const job = new Job(dag, {
       connectors: { source: () => reader, sink: () => new CollectWriter(lines) },
       cwd: ".",
@@ -305,14 +324,19 @@ describe("a checkpoint's asynchronous phase in a job", () => {
         intervalMs: 40,
         copyOnWrite: true,
         onCheckpoint: async (cp) => {
+          events.push(`store ${cp.checkpointId} (triggered at ${cp.timestamp})`);
           if (cp.checkpointId === 1) {
-            // Storing waits until the job polled three more times: it would never, were the
-            // job loop waiting for the checkpoint to be stored.
+            // Storing waits until the job polled three more times and the interval passed ten
+            // times over: it would never, were the job loop waiting for the checkpoint to be stored.
             const at = reader.polls;
-            await until(() => reader.polls >= at + 3, "the job polled while checkpoint 1 was stored");
+            await until(
+              () => reader.polls >= at + 3 && clock > cp.timestamp + 10 * 40,
+              "the job polled while checkpoint 1 was stored",
+            );
             during.push(reader.polls - at);
           }
           await store.writeAsync(cp, { sliceMs: 0 });
+          events.push(`stored ${cp.checkpointId} at ${clock}`);
         },
       },
     });
@@ -321,10 +345,21 @@ describe("a checkpoint's asynchronous phase in a job", () => {
     await job.close();
     expect(result.reason).toBe("end");
     expect(during[0]).toBeGreaterThanOrEqual(3);
+    // At most one checkpoint in flight (max-concurrent-checkpoints 1): no other was triggered
+    // while checkpoint 1 was stored, although the interval passed ten times meanwhile; each next
+    // one is triggered only after the previous one was stored.
+    expect(events[0]).toMatch(/^store 1 /);
+    expect(events[1]).toMatch(/^stored 1 /);
+    for (let i = 0; i + 2 < events.length; i += 2) {
+      const storedAt = Number(/^stored \d+ at (\d+)$/.exec(events[i + 1]!)![1]);
+      const nextTrigger = Number(/triggered at (\d+)/.exec(events[i + 2]!)![1]);
+      expect(nextTrigger).toBeGreaterThan(storedAt);
+    }
+    expect(events.filter((e) => e.startsWith("store ")).length).toBe(result.checkpoints);
     expect(result.checkpoints).toBeGreaterThanOrEqual(1);
     expect(job.checkpointHistory[0]).toMatchObject({ id: 1, status: "completed" });
     expect(job.checkpointHistory[0]!.asyncMs).toBeGreaterThan(0);
-    expect(materialize(lines.join("\n"))).toEqual(expected());
+    expect(materialize(lines.join("\n"))).toEqual(expectedMany);
 
     // Restored from checkpoint 1, with the sink's output cut where its barrier was: the same result.
     const chk1 = readCheckpoint(join(dir, job.jobId, "chk-1")).checkpoint;
@@ -332,7 +367,7 @@ describe("a checkpoint's asynchronous phase in a job", () => {
     const rest = lines.slice(0, cut);
     const restored = new Job(dag, {
       connectors: {
-        source: () => new MemReader({ ...clicks(), perPoll: 1 }),
+        source: () => new MemReader(many()),
         sink: () => new CollectWriter(rest),
       },
       cwd: ".",
@@ -341,7 +376,7 @@ describe("a checkpoint's asynchronous phase in a job", () => {
     await restored.open();
     expect((await restored.run()).reason).toBe("end");
     await restored.close();
-    expect(materialize(rest.join("\n"))).toEqual(expected());
+    expect(materialize(rest.join("\n"))).toEqual(expectedMany);
   });
 
   it("a checkpoint that cannot be stored is aborted; the job goes on and the next one completes", async () => {
