@@ -5,7 +5,7 @@ import { Engine } from "@weir/cli";
 import { createConnectorRegistry, printChange } from "@weir/connectors";
 import { parse } from "@weir/parser";
 import type { Field, PhysicalDag, PlanTarget } from "@weir/planner";
-import { Job, type JobCheckpoint, type Op, type Row } from "@weir/runtime";
+import { Job, type JobCheckpoint, type Op, type Row, releaseCheckpoint } from "@weir/runtime";
 
 export interface Change {
   readonly op: Op;
@@ -60,6 +60,8 @@ export interface RunResult {
  * restore), so PROCTIME, state TTL and idleness are deterministic and independent of the machine.
  */
 const POLL_MS = 1000;
+/** Polls processed after a copy-on-write checkpoint before it is serialised and the job restarted. */
+const AFTER_CHECKPOINT_POLLS = 2;
 
 /** Runs the planned script to the end; the JSON round trip of the checkpoint is part of the test. */
 export async function runDag(dag: PhysicalDag, o: RunOptions): Promise<RunResult> {
@@ -92,10 +94,24 @@ export async function runDag(dag: PhysicalDag, o: RunOptions): Promise<RunResult
       job.tick(true);
       await job.flushSinks();
       if (polls === o.checkpointAfterPolls) {
-        const cp = JSON.parse(JSON.stringify(await job.checkpoint())) as JobCheckpoint;
-        await job.commit(cp);
+        // Copy-on-write, as `weir run` takes it: the job goes on for a few polls (changing the
+        // state the snapshot must not see) before the checkpoint is serialised; then the job
+        // "crashes" and a fresh one restores it, its output and clock cut back to the barrier.
+        const cow = await job.checkpoint(undefined, { copyOnWrite: true });
+        await job.commit(cow);
         beforeCheckpoint = changes.length;
+        const pollsAtCheckpoint = polls;
+        for (let i = 0; i < AFTER_CHECKPOINT_POLLS && !job.finished; i++) {
+          if ((await job.step()) === null) break;
+          polls++;
+          job.tick(true);
+          await job.flushSinks();
+        }
+        const cp = JSON.parse(JSON.stringify(cow)) as JobCheckpoint;
+        releaseCheckpoint(cow);
         await job.close();
+        changes.length = beforeCheckpoint;
+        polls = pollsAtCheckpoint;
         job = start(cp);
         await job.open();
       }

@@ -169,7 +169,10 @@ export class SavepointRequests {
       throw new Error(
         "no savepoint directory: set 'execution.checkpointing.savepoint-dir' (or name one: weir savepoint --dir DIR)",
       );
-    const path = await job.take({ store: (cp) => store.write(cp).path, ...(ask.stop ? { stop: true } : {}) });
+    const path = await job.take({
+      store: async (cp) => (await store.writeAsync(cp)).path,
+      ...(ask.stop ? { stop: true } : {}),
+    });
     this.onSavepoint?.(path);
     return path;
   }
@@ -191,8 +194,11 @@ export function checkpointJobOptions(
       ? {
           checkpoint: {
             intervalMs: plan.intervalMs,
+            // State is written by writeAsync below (and by the savepoint requests'), never kept.
+            copyOnWrite: true,
             onCheckpoint: async (cp: JobCheckpoint) => {
-              const stored = store?.write(cp);
+              // In slices, while the job goes on (the checkpoint's asynchronous phase).
+              const stored = await store?.writeAsync(cp);
               if (stored !== undefined) {
                 storedBytes.set(cp, directoryBytes(stored.path) + sharedBytesWritten(cp));
                 if (stored.stateBytes) storedStateBytes.set(cp, stored.stateBytes);

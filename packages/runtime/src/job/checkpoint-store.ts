@@ -1,19 +1,24 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash, type Hash, randomUUID } from "node:crypto";
 import {
   closeSync,
   existsSync,
+  fsync,
   fsyncSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   renameSync,
   rmSync,
   statSync,
   writeSync,
 } from "node:fs";
+import { rm } from "node:fs/promises";
 import { basename, join } from "node:path";
-import type { StateSnapshot } from "../state/api.js";
+import { promisify } from "node:util";
+import { isDeferredSnapshot, type StateSnapshot } from "../state/api.js";
+import { isSnapshotLinesHead, parseSnapshotLines, snapshotLines, tablesOf } from "../state/snapshot-text.js";
 import type { JobCheckpoint, OperatorCheckpoint } from "./checkpoint.js";
 
 /** The manifest of one checkpoint; its presence is what makes a `chk-N` directory complete. */
@@ -77,8 +82,57 @@ export class CheckpointStore {
       throw new Error(`'state.checkpoints.num-retained' must be a positive integer, got ${numRetained}`);
   }
 
-  /** Writes `cp` as `<job id>/chk-<id>` (handles, then the manifest, durably), then applies retention. */
+  /**
+   * Writes `cp` as `<job id>/chk-<id>` (state files, then the manifest, durably), then applies
+   * retention — all at once (the caller waits). See {@link writeAsync} for the sliced write.
+   */
   write(cp: JobCheckpoint): StoredCheckpoint {
+    const steps = this.steps(cp);
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+      const io = r.value;
+      if (io === null) continue;
+      if ("fsync" in io) fsyncSync(io.fsync);
+      else rmSync(io.rm, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * {@link write} in slices: the state files are encoded and written for at most `sliceMs` at a
+   * time, then the event loop gets a turn (the job loop goes on processing), and the fsyncs run
+   * off the main thread. The state text is streamed to its file (never one string), so a
+   * copy-on-write snapshot is encoded only here. Resolves once the checkpoint is durable and
+   * complete; rejects (leaving the previous checkpoints as they were) when a write fails.
+   */
+  async writeAsync(
+    cp: JobCheckpoint,
+    options: { readonly sliceMs?: number } = {},
+  ): Promise<StoredCheckpoint> {
+    const sliceMs = options.sliceMs ?? DEFAULT_SLICE_MS;
+    const steps = this.steps(cp);
+    let sliceStart = performance.now();
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+      const io = r.value;
+      if (io !== null) {
+        if ("fsync" in io) await fsyncAsync(io.fsync);
+        else await rm(io.rm, { recursive: true, force: true });
+        sliceStart = performance.now();
+      } else if (performance.now() - sliceStart >= sliceMs) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
+  }
+
+  /**
+   * The write of `cp` as steps: yields null after each piece of a state file (a place to pause)
+   * and the I/O that may take long (an fsync, deleting an expired checkpoint) for the caller to
+   * do before going on; returns what was stored.
+   */
+  private *steps(cp: JobCheckpoint): Generator<SlowIo | null, StoredCheckpoint, void> {
     if (!/^[A-Za-z0-9_-]+$/.test(cp.jobId))
       throw new Error(`checkpoint job id '${cp.jobId}' is not a directory name`);
     const jobDir = join(this.dir, cp.jobId);
@@ -89,8 +143,14 @@ export class CheckpointStore {
     const operators: Record<string, StoredManifest["operators"][string]> = {};
     for (const [node, oc] of Object.entries(cp.operators)) {
       const file = `state-${node}.json`;
-      const text = JSON.stringify(oc.state);
-      writeDurably(join(path, file), text);
+      const out = { bytes: 0, hash: createHash("sha256") };
+      const fd = openSync(join(path, file), "w");
+      try {
+        yield* writeLines(fd, stateLines(oc.state), out);
+        yield { fsync: fd };
+      } finally {
+        closeSync(fd);
+      }
       const shared = oc.state.native?.files.map(({ file: f, bytes, sha256: h }) => ({
         file: f,
         bytes,
@@ -98,19 +158,31 @@ export class CheckpointStore {
       }));
       operators[node] = {
         ...oc,
-        state: { file, bytes: Buffer.byteLength(text), sha256: sha256(text) },
+        state: { file, bytes: out.bytes, sha256: out.hash.digest("hex") },
         ...(shared ? { shared } : {}),
       };
     }
     const manifest: StoredManifest = { ...cp, operators };
     const tmp = join(path, `.${CHECKPOINT_METADATA}.${randomUUID()}.tmp`);
-    writeDurably(tmp, JSON.stringify(manifest));
+    const fd = openSync(tmp, "w");
+    try {
+      writeSync(fd, JSON.stringify(manifest));
+      yield { fsync: fd };
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, join(path, CHECKPOINT_METADATA));
-    fsyncDir(path);
-    fsyncDir(jobDir);
+    for (const d of [path, jobDir]) {
+      const dfd = openSync(d, "r");
+      try {
+        yield { fsync: dfd };
+      } finally {
+        closeSync(dfd);
+      }
+    }
     const complete = completeCheckpoints(jobDir, cp.jobId);
     for (const old of complete.slice(0, Math.max(0, complete.length - this.numRetained))) {
-      if (old.id !== cp.checkpointId) rmSync(old.path, { recursive: true, force: true });
+      if (old.id !== cp.checkpointId) yield { rm: old.path };
     }
     collectSharedFiles(jobDir);
     const stateBytes: Record<string, number> = {};
@@ -146,23 +218,131 @@ export class CheckpointStore {
 /** Why a checkpoint cannot be restored into the job at hand, or null when it fits. */
 export type CheckpointFit = (cp: JobCheckpoint) => string | null;
 
-function writeDurably(path: string, text: string): void {
-  const fd = openSync(path, "w");
+/** How long {@link CheckpointStore.writeAsync} works before giving the event loop a turn. */
+export const DEFAULT_SLICE_MS = 10;
+
+/** Characters of state text gathered before they are written (and a slice may end). */
+const WRITE_CHUNK_CHARS = 1 << 18;
+
+const fsyncAsync = promisify(fsync);
+
+/** I/O of a checkpoint write that the async write does off the main thread. */
+type SlowIo = { readonly fsync: number } | { readonly rm: string };
+
+/**
+ * A state file's text: a deferred (copy-on-write) snapshot's lines, a plain snapshot laid out
+ * the same way (see `snapshot-text.ts`), or a native one (a list of files) as one line.
+ */
+function stateLines(state: StateSnapshot): Iterable<string> {
+  if (isDeferredSnapshot(state)) return state.lines();
+  if (state.native !== undefined) return [JSON.stringify(state)];
+  return snapshotLines(state.version, tablesOf(state));
+}
+
+/** Writes `lines` (newline-terminated) to `fd` in chunks, hashing them; yields after each chunk. */
+function* writeLines(
+  fd: number,
+  lines: Iterable<string>,
+  out: { bytes: number; readonly hash: Hash },
+): Generator<null, void, void> {
+  let parts: string[] = [];
+  let chars = 0;
+  const flush = (): void => {
+    const buf = Buffer.from(parts.join(""), "utf8");
+    parts = [];
+    chars = 0;
+    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
+    out.hash.update(buf);
+    out.bytes += buf.length;
+  };
+  for (const line of lines) {
+    parts.push(line, "\n");
+    chars += line.length + 1;
+    if (chars >= WRITE_CHUNK_CHARS) {
+      flush();
+      yield null;
+    }
+  }
+  flush();
+}
+
+/** Bytes read at a time when a state file is read back line by line. */
+const READ_CHUNK_BYTES = 1 << 24;
+
+/**
+ * Reads a state file back, checking its size and hash: a file laid out by `snapshotLines` is
+ * parsed line by line (it may be larger than a JS string can be); any other (a native
+ * snapshot's, or one written before that layout) is parsed whole.
+ */
+function readStateFile(dir: string, h: StateHandle): StateSnapshot {
+  const hp = join(dir, h.file);
+  const damaged = (): Error =>
+    new Error(`cannot restore from ${dir}: state handle ${h.file} is damaged (size or hash differs)`);
+  let fd: number;
   try {
-    writeSync(fd, text);
-    fsyncSync(fd);
+    fd = openSync(hp, "r");
+  } catch (e) {
+    throw new Error(`cannot restore from ${dir}: state handle ${h.file}: ${(e as Error).message}`);
+  }
+  try {
+    const head = Buffer.alloc(64);
+    const n = readSync(fd, head, 0, head.length, 0);
+    const nl = head.subarray(0, n).indexOf(10);
+    if (nl < 0 || !isSnapshotLinesHead(head.toString("utf8", 0, nl))) {
+      const text = readFileSync(hp, "utf8");
+      if (Buffer.byteLength(text) !== h.bytes || sha256(text) !== h.sha256) throw damaged();
+      return JSON.parse(text) as StateSnapshot;
+    }
+    if (statSync(hp).size !== h.bytes) throw damaged();
+    const hash = createHash("sha256");
+    const at = { pos: 0, carry: Buffer.alloc(0) };
+    let state: StateSnapshot;
+    try {
+      state = parseSnapshotLines(fileLines(fd, hash, at), hp);
+    } catch (e) {
+      // A torn file reads as broken text: say it is damaged when its hash says so.
+      for (const _ of fileLines(fd, hash, at, true));
+      throw hash.digest("hex") !== h.sha256 ? damaged() : e;
+    }
+    if (hash.digest("hex") !== h.sha256) throw damaged();
+    return state;
   } finally {
     closeSync(fd);
   }
 }
 
-function fsyncDir(path: string): void {
-  const fd = openSync(path, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+/**
+ * The lines of the file open at `fd` (without newlines), read in chunks from `state.pos` on
+ * (where the last call stopped), every byte hashed into `hash`. `rest`: only hash what is left.
+ */
+function* fileLines(
+  fd: number,
+  hash: Hash,
+  state: { pos: number; carry: Buffer },
+  rest = false,
+): Generator<string> {
+  const buf = Buffer.alloc(READ_CHUNK_BYTES);
+  for (;;) {
+    const n = readSync(fd, buf, 0, buf.length, state.pos);
+    if (n === 0) break;
+    state.pos += n;
+    const chunk = buf.subarray(0, n);
+    hash.update(chunk);
+    if (rest) continue;
+    let start = 0;
+    let data = chunk;
+    if (state.carry.length > 0) {
+      data = Buffer.concat([state.carry, chunk]);
+      state.carry = Buffer.alloc(0);
+    }
+    for (let nl = data.indexOf(10, start); nl >= 0; nl = data.indexOf(10, start)) {
+      const line = data.toString("utf8", start, nl);
+      start = nl + 1;
+      yield line;
+    }
+    state.carry = Buffer.from(data.subarray(start));
   }
+  if (!rest && state.carry.length > 0) yield state.carry.toString("utf8");
 }
 
 function sha256(text: string): string {
@@ -283,19 +463,8 @@ function load(path: string): JobCheckpoint {
       operators[node] = oc as unknown as OperatorCheckpoint;
       continue;
     }
-    const hp = join(path, h.file);
-    let text: string;
-    try {
-      text = readFileSync(hp, "utf8");
-    } catch (e) {
-      throw new Error(`cannot restore from ${path}: state handle ${h.file}: ${(e as Error).message}`);
-    }
-    if (Buffer.byteLength(text) !== h.bytes || sha256(text) !== h.sha256)
-      throw new Error(
-        `cannot restore from ${path}: state handle ${h.file} is damaged (size or hash differs)`,
-      );
     const { shared: _shared, ...rest } = oc;
-    const state = JSON.parse(text) as StateSnapshot;
+    const state = readStateFile(path, h);
     operators[node] = {
       ...rest,
       state:

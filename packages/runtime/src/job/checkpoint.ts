@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { PhysicalDag } from "@weir/planner";
 import { PHYSICAL_DAG_VERSION } from "@weir/planner";
 import type { StateSnapshot } from "../state/api.js";
-import { STATE_SNAPSHOT_VERSION } from "../state/api.js";
+import { isDeferredSnapshot, STATE_SNAPSHOT_VERSION } from "../state/api.js";
 import type { Json } from "../state/codec.js";
 import { incompatibility, type TaskLayout } from "./compat.js";
 import type { JobMetrics } from "./metrics.js";
@@ -58,6 +58,14 @@ export interface OperatorCheckpoint {
 export interface SinkCheckpoint {
   /** What `preCommit` returned (null for a sink without two-phase commit). */
   readonly preCommitted: Json;
+}
+
+/**
+ * Ends the copy-on-write of `cp`'s operator states (a checkpoint taken with `copyOnWrite`): the
+ * states that were not read as a whole can no longer be read.
+ */
+export function releaseCheckpoint(cp: JobCheckpoint): void {
+  for (const oc of Object.values(cp.operators)) if (isDeferredSnapshot(oc.state)) oc.state.release();
 }
 
 /**

@@ -41,6 +41,8 @@ export interface DriverOptions {
   readonly state?: StateBackend;
   /** True while a savepoint is taken: snapshots are canonical (see `SnapshotOptions`). */
   readonly canonicalSnapshots?: () => boolean;
+  /** True while a checkpoint with an asynchronous phase is triggered (see `SnapshotOptions.deferred`). */
+  readonly deferredSnapshots?: () => boolean;
   /** Receives the rows the task routes to side-output port `port` (`TaskContext.side`). */
   readonly side?: (port: string, batch: ChangeBatch) => void;
 }
@@ -250,6 +252,7 @@ export class TaskDriver<T extends Task = Task> {
     const state = this.state.snapshot({
       checkpointId: id,
       canonical: this.options.canonicalSnapshots?.() ?? false,
+      deferred: this.options.deferredSnapshots?.() ?? false,
     });
     const watermark = this.watermark;
     const forwarded = this.forwarded;

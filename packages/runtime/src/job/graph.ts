@@ -72,6 +72,8 @@ export interface GraphOptions {
   readonly stateBackend: (clock: Clock, node: PhysicalNode) => StateBackend;
   /** Whether the checkpoint being taken is a savepoint (state in the canonical, backend-neutral form). */
   readonly canonicalSnapshots?: () => boolean;
+  /** Whether the checkpoint being taken has an asynchronous phase (snapshots copy-on-write, encoded later). */
+  readonly deferredSnapshots?: () => boolean;
 }
 
 /** What the graph reports while messages flow; the job's checkpoint coordinator collects it. */
@@ -179,6 +181,7 @@ export class JobGraph {
       aligned: this.options.aligned ?? true,
       state: this.options.stateBackend(this.options.now, node),
       ...(this.options.canonicalSnapshots ? { canonicalSnapshots: this.options.canonicalSnapshots } : {}),
+      ...(this.options.deferredSnapshots ? { deferredSnapshots: this.options.deferredSnapshots } : {}),
     });
     return driver;
   }

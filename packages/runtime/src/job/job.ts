@@ -5,7 +5,7 @@ import { Message } from "../changelog.js";
 import type { ConnectorRegistry, PollResult, SinkWriterContext } from "../connector.js";
 import { parseDurationSetting } from "../operators/common.js";
 import { operatorStateInfo } from "../operators/registry.js";
-import { STATE_SNAPSHOT_VERSION, type StateBackend } from "../state/api.js";
+import { isDeferredSnapshot, STATE_SNAPSHOT_VERSION, type StateBackend } from "../state/api.js";
 import { stateBackendFactory } from "../state/backends.js";
 import { decodeJson, encodeJson, type Json } from "../state/codec.js";
 import { TaskMetricGroup } from "../task.js";
@@ -56,6 +56,15 @@ export interface JobOptions {
     };
     /** Checkpoint `id` was aborted (the job goes on). */
     onAborted?(id: number, reason: string): void;
+    /**
+     * Take the periodic checkpoints' and savepoints' state copy-on-write (see
+     * `DeferredStateSnapshot`): the synchronous part at the barrier is O(entries) reference
+     * copies and the state is encoded as it is written. The operator states handed to
+     * `onCheckpoint` and to savepoint stores are then views, valid until the checkpoint ends:
+     * write them (`CheckpointStore.writeAsync`) before the promise resolves, and keep only the
+     * files. Off, they are plain JSON, encoded at the barrier.
+     */
+    readonly copyOnWrite?: boolean;
   };
   /** The job's id (its checkpoint subdirectory); default: the restored checkpoint's, else a new one. */
   readonly jobId?: string;
@@ -99,6 +108,11 @@ export interface CheckpointRecord {
   /** The longest barrier alignment of a task with several inputs (0 without such a task), ms. */
   readonly alignmentMs: number;
   readonly savepoint: boolean;
+  /**
+   * Of `durationMs`, the asynchronous phase: from every task's acknowledgement to the checkpoint
+   * stored (the job processes meanwhile); absent when it was aborted before.
+   */
+  readonly asyncMs?: number;
   /** Why it was aborted. */
   readonly reason?: string;
 }
@@ -126,11 +140,15 @@ const PROGRESS_MS = 1000;
 const FLUSH_EVERY_BATCHES = 64;
 const DEFAULT_FLUSH_INTERVAL_MS = 1000;
 const MAX_IDLE_SLEEP_MS = 100;
+/** Processing between two event-loop turns given to a checkpoint's asynchronous phase (ms). */
+const ASYNC_SHARE_MS = 10;
 
 /** A triggered checkpoint (at most one at a time: max-concurrent-checkpoints 1). */
 interface PendingCheckpoint {
   readonly id: number;
   readonly startedAt: number;
+  /** `performance.now()` at the trigger (the timeout is real time). */
+  readonly startedReal: number;
   /** Every task's acknowledgement, as it aligned (a promise for an asynchronous task). */
   readonly acks: Map<NodeRuntime, TaskAck | Promise<TaskAck>>;
   /** The acknowledgements received so far. */
@@ -165,8 +183,14 @@ export class Job {
   private nextCheckpointId = 1;
   /** The checkpoint whose barriers are being injected (acks are collected into it). */
   private pending: PendingCheckpoint | null = null;
-  /** The checkpoint triggered and not yet complete or aborted. */
+  /** The checkpoint triggered and not yet acknowledged by every task (or aborted). */
   private inflight: PendingCheckpoint | null = null;
+  /** The acknowledged checkpoint being stored while the job goes on (at most one). */
+  private asyncPhase: AsyncPhase | null = null;
+  /** When the job loop last gave the asynchronous phase a turn of the event loop (`performance.now()`). */
+  private lastAsyncTurn = 0;
+  /** The checkpoint being triggered has an asynchronous phase: snapshots are copy-on-write. */
+  private deferredSnapshot = false;
   /** The node id from which the next poll looks for a live source (see `step`). */
   private pollCursor = 0;
   /** The `waitMs` of the last idle poll result (the loop sleeps at most that long). */
@@ -213,11 +237,19 @@ export class Job {
       ...(options.collect ? { collect: options.collect } : {}),
       stateBackend: this.stateBackends(),
       canonicalSnapshots: () => this.canonicalSnapshot,
+      deferredSnapshots: () => this.deferredSnapshot,
       aligned: this.checkpointConfig.mode === "EXACTLY_ONCE",
     });
     this.graph.listener = {
       onAck: (rt, id, ack) => {
         if (this.pending?.id === id) this.pending.acks.set(rt, ack);
+        // A barrier of a checkpoint no longer pending (aborted) aligned late: its snapshot is not needed.
+        else if (!(ack instanceof Promise) && isDeferredSnapshot(ack.state)) ack.state.release();
+        else if (ack instanceof Promise)
+          ack.then(
+            (a) => isDeferredSnapshot(a.state) && a.state.release(),
+            () => undefined,
+          );
       },
     };
     if (options.trackEventTimeLag) {
@@ -414,12 +446,24 @@ export class Job {
   /**
    * Takes checkpoint `id` (default: the next id): records source positions, sends a barrier from
    * every live source through the DAG (operators snapshot when aligned, sinks see it), then
-   * flushes and pre-commits the sinks. Call only between pushes.
+   * flushes and pre-commits the sinks. Call only between pushes. `copyOnWrite`: the operator
+   * states are copy-on-write views (see `DeferredStateSnapshot`) that stay the state at the
+   * barrier while the job goes on, until `releaseCheckpoint(cp)`.
    */
-  async checkpoint(id = this.nextCheckpointId): Promise<JobCheckpoint> {
+  async checkpoint(
+    id = this.nextCheckpointId,
+    options: { readonly copyOnWrite?: boolean } = {},
+  ): Promise<JobCheckpoint> {
     if (this.inflight !== null) throw new Error(`checkpoint ${this.inflight.id} is still in progress`);
+    if (this.asyncPhase !== null) throw new Error(`checkpoint ${this.asyncPhase.p.id} is still being stored`);
     await this.drainAsync();
-    const p = this.trigger(id);
+    this.deferredSnapshot = options.copyOnWrite === true;
+    let p: PendingCheckpoint;
+    try {
+      p = this.trigger(id);
+    } finally {
+      this.deferredSnapshot = false;
+    }
     this.inflight = null;
     for (const [rt, ack] of p.acks) p.received.set(rt, await ack);
     return this.manifest(p);
@@ -436,6 +480,7 @@ export class Job {
     const p: PendingCheckpoint = {
       id,
       startedAt: this.now(),
+      startedReal: performance.now(),
       acks: new Map(),
       received: new Map(),
       failure: null,
@@ -462,16 +507,51 @@ export class Job {
   }
 
   /**
-   * One turn of the checkpoint coordinator: triggers a checkpoint when the interval since the
-   * last trigger and the min-pause since the last one ended have passed, and waits for every
-   * task's acknowledgement — as a Flink sink's pre-commit holds its task — for at most the
-   * timeout. Complete: the manifest is stored by `onCheckpoint`, then every task is told (sinks
-   * commit). Not acknowledged in time: the checkpoint is aborted, every task is told (a sink
-   * abandons the pre-commit), and the job goes on. A task that fails to snapshot fails the job.
+   * One turn of the checkpoint coordinator. A checkpoint has Flink's two phases. Synchronous, at
+   * the trigger: every task snapshots at its barrier — the in-memory backend copy-on-write, in
+   * O(entries) reference copies — and the coordinator waits for every acknowledgement — as a
+   * Flink sink's pre-commit holds its task — for at most the timeout. Asynchronous: the
+   * checkpoint is stored by `onCheckpoint` (which encodes and writes the state in slices) while
+   * the job goes on processing; later turns give it event-loop turns and, once it is stored,
+   * complete it: every task is told (sinks commit). At most one checkpoint is in flight (Flink's
+   * max-concurrent-checkpoints 1): the next is triggered only after it ended (and min-pause).
+   * Aborted, the job going on: not acknowledged, or not stored, within the timeout, or storing
+   * failed (every task is told; a sink abandons the pre-commit). A task that fails to snapshot,
+   * or a commit that fails, fails the job. The final checkpoint and a stop-with-savepoint wait
+   * for their asynchronous phase (nothing is processed after a stop-with-savepoint's barrier).
    */
   private async coordinate(state: CoordinatorState, final = false): Promise<boolean> {
     const cfg = this.checkpointConfig;
     const opts = this.options.checkpoint;
+    const timeoutMs = opts?.timeoutMs ?? cfg.timeoutMs;
+    const phase = this.asyncPhase;
+    if (phase !== null) {
+      if (phase.outcome === null && !final) {
+        const t = performance.now();
+        if (t - phase.p.startedReal < timeoutMs) {
+          // The asynchronous phase works in the event loop's turns: give it one after every
+          // ASYNC_SHARE_MS of processing, so that processing and storing share the thread
+          // about evenly (a slice of the store is as long, see CheckpointStore.writeAsync).
+          if (t - this.lastAsyncTurn >= ASYNC_SHARE_MS) {
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            this.lastAsyncTurn = performance.now();
+          }
+          return false;
+        }
+        this.asyncPhase = null;
+        this.releaseSnapshots(phase.p);
+        this.abortCheckpoint(
+          state,
+          phase.p,
+          phase.savepoint,
+          phase.waiters,
+          `not stored within ${timeoutMs} ms`,
+        );
+      } else {
+        await phase.done;
+        await this.finishAsyncPhase(state, phase);
+      }
+    }
     const interval = opts?.intervalMs ?? 0;
     const savepoint = this.savepointWaiters.length > 0;
     if ((interval <= 0 && !savepoint) || (this.finished && !final)) return false;
@@ -485,59 +565,134 @@ export class Job {
     const waiters = this.savepointWaiters.splice(0);
     await this.drainAsync();
     this.canonicalSnapshot = savepoint;
+    this.deferredSnapshot = opts?.copyOnWrite === true;
     let p: PendingCheckpoint;
     try {
       p = this.trigger(this.nextCheckpointId);
     } finally {
       this.canonicalSnapshot = false;
+      this.deferredSnapshot = false;
     }
-    const timeoutMs = opts?.timeoutMs ?? cfg.timeoutMs;
     const acked = await acknowledgedWithin(p, timeoutMs);
     this.inflight = null;
     if (p.failure !== null) {
+      this.releaseSnapshots(p);
       for (const w of waiters) w.reject(asError(p.failure.error));
       throw p.failure.error;
     }
-    if (acked) {
-      const cp = this.manifest(p);
-      const stored: { readonly waiter: SavepointWaiter; readonly path: string }[] = [];
-      try {
-        await opts?.onCheckpoint?.(cp, savepoint);
-        for (const w of waiters) {
-          try {
-            stored.push({ waiter: w, path: await w.request.store(cp) });
-          } catch (e) {
-            w.reject(new Error(`savepoint ${cp.checkpointId} could not be stored: ${asError(e).message}`));
-          }
-        }
-        await this.commit(cp);
-      } catch (e) {
-        for (const s of stored) s.waiter.reject(asError(e));
-        throw e;
-      }
-      for (const s of stored) {
-        if (s.waiter.request.stop) this.stopAfterSavepoint = true;
-        s.waiter.resolve(s.path);
-      }
-      state.completed++;
-      state.lastCheckpoint = cp;
-      state.lastEnd = this.now();
-      const alignmentMs = this.alignmentOf(p.id);
-      this.jobMetrics.counter("numberOfCompletedCheckpoints").inc();
-      this.jobMetrics.histogram("checkpointDurationMs").update(state.lastEnd - p.startedAt);
-      this.jobMetrics.histogram("checkpointAlignmentMs").update(alignmentMs);
-      this.record({
-        id: p.id,
-        triggeredAt: p.startedAt,
-        status: "completed",
-        durationMs: state.lastEnd - p.startedAt,
-        alignmentMs,
+    if (!acked) {
+      this.releaseSnapshots(p);
+      const missing = [...p.acks.keys()]
+        .filter((rt) => !p.received.has(rt))
+        .map((rt) => describeNode(rt.node));
+      this.abortCheckpoint(
+        state,
+        p,
         savepoint,
-      });
-      return true;
+        waiters,
+        `not acknowledged within ${timeoutMs} ms by ${missing.join(", ")}`,
+      );
+      return false;
     }
-    const missing = [...p.acks.keys()].filter((rt) => !p.received.has(rt)).map((rt) => describeNode(rt.node));
-    const reason = `not acknowledged within ${timeoutMs} ms by ${missing.join(", ")}`;
+    const started = this.startAsyncPhase(p, savepoint, waiters);
+    if (!final && !waiters.some((w) => w.request.stop)) return false;
+    await started.done;
+    return this.finishAsyncPhase(state, started);
+  }
+
+  /** Starts storing acknowledged checkpoint `p` (`onCheckpoint`, then the savepoint requests'). */
+  private startAsyncPhase(p: PendingCheckpoint, savepoint: boolean, waiters: SavepointWaiter[]): AsyncPhase {
+    const cp = this.manifest(p);
+    const opts = this.options.checkpoint;
+    const phase: AsyncPhase = {
+      p,
+      cp,
+      savepoint,
+      waiters,
+      stored: [],
+      startedAt: this.now(),
+      outcome: null,
+      done: Promise.resolve(),
+    };
+    phase.done = (async () => {
+      await opts?.onCheckpoint?.(cp, savepoint);
+      for (const w of waiters) {
+        try {
+          phase.stored.push({ waiter: w, path: await w.request.store(cp) });
+        } catch (e) {
+          w.reject(new Error(`savepoint ${cp.checkpointId} could not be stored: ${asError(e).message}`));
+        }
+      }
+    })().then(
+      () => {
+        phase.outcome = { ok: true };
+      },
+      (error: unknown) => {
+        phase.outcome = { ok: false, error };
+      },
+    );
+    this.asyncPhase = phase;
+    return phase;
+  }
+
+  /**
+   * The asynchronous phase of `phase` settled: stored, the checkpoint completes (sinks commit,
+   * savepoint requests resolve); not stored, it is aborted and the job goes on.
+   */
+  private async finishAsyncPhase(state: CoordinatorState, phase: AsyncPhase): Promise<boolean> {
+    if (this.asyncPhase === phase) this.asyncPhase = null;
+    const { p, cp, savepoint } = phase;
+    const outcome = phase.outcome!;
+    this.releaseSnapshots(p);
+    if (!outcome.ok) {
+      this.abortCheckpoint(
+        state,
+        p,
+        savepoint,
+        phase.waiters,
+        `it could not be stored: ${asError(outcome.error).message}`,
+      );
+      return false;
+    }
+    const asyncMs = this.now() - phase.startedAt;
+    try {
+      await this.commit(cp);
+    } catch (e) {
+      for (const s of phase.stored) s.waiter.reject(asError(e));
+      throw e;
+    }
+    for (const s of phase.stored) {
+      if (s.waiter.request.stop) this.stopAfterSavepoint = true;
+      s.waiter.resolve(s.path);
+    }
+    state.completed++;
+    state.lastCheckpoint = cp;
+    state.lastEnd = this.now();
+    const alignmentMs = this.alignmentOf(p.id);
+    this.jobMetrics.counter("numberOfCompletedCheckpoints").inc();
+    this.jobMetrics.histogram("checkpointDurationMs").update(state.lastEnd - p.startedAt);
+    this.jobMetrics.histogram("checkpointAlignmentMs").update(alignmentMs);
+    this.jobMetrics.histogram("checkpointAsyncDurationMs").update(asyncMs);
+    this.record({
+      id: p.id,
+      triggeredAt: p.startedAt,
+      status: "completed",
+      durationMs: state.lastEnd - p.startedAt,
+      alignmentMs,
+      savepoint,
+      asyncMs,
+    });
+    return true;
+  }
+
+  /** Checkpoint `p` will not complete: every task is told, its savepoint requests fail, the job goes on. */
+  private abortCheckpoint(
+    state: CoordinatorState,
+    p: PendingCheckpoint,
+    savepoint: boolean,
+    waiters: readonly SavepointWaiter[],
+    reason: string,
+  ): void {
     for (const rt of this.graph.tasks) rt.driver.notifyAborted(p.id);
     for (const w of waiters) w.reject(new Error(`savepoint ${p.id} was aborted: ${reason}; the job goes on`));
     state.aborted++;
@@ -552,8 +707,14 @@ export class Job {
       savepoint,
       reason,
     });
-    opts?.onAborted?.(p.id, reason);
-    return false;
+    this.options.checkpoint?.onAborted?.(p.id, reason);
+  }
+
+  /** Ends the copy-on-write of `p`'s deferred snapshots (its state files are written, or never will be). */
+  private releaseSnapshots(p: PendingCheckpoint): void {
+    for (const ack of p.received.values()) if (isDeferredSnapshot(ack.state)) ack.state.release();
+    for (const ack of p.acks.values())
+      if (!(ack instanceof Promise) && isDeferredSnapshot(ack.state)) ack.state.release();
   }
 
   /** The longest barrier alignment of checkpoint `id` over the tasks (ms). */
@@ -692,6 +853,14 @@ export class Job {
     } finally {
       this.running = false;
       unsubscribe?.();
+      // The job failed while a checkpoint was being stored: it will not complete.
+      const phase = this.asyncPhase;
+      if (phase !== null) {
+        this.asyncPhase = null;
+        this.releaseSnapshots(phase.p);
+        for (const w of phase.waiters)
+          w.reject(new Error(`the job ${outcome} before the savepoint was stored`));
+      }
       for (const w of this.savepointWaiters.splice(0))
         w.reject(new Error(`the job ${outcome} before the savepoint was taken`));
     }
@@ -757,6 +926,12 @@ export class Job {
       }
     }
     await this.drainAsync();
+    // The checkpoint being stored completes (or is aborted) before the job ends.
+    const phase = this.asyncPhase;
+    if (phase !== null) {
+      await phase.done;
+      await this.finishAsyncPhase(cs, phase);
+    }
     await this.flushSinks(true);
     // A sink that writes only at commit (exactly-once) gets its last epoch committed: a final
     // checkpoint when the input ended, as Flink takes one at the end of a bounded job.
@@ -911,6 +1086,22 @@ interface SavepointWaiter {
 
 function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
+}
+
+/** An acknowledged checkpoint being stored while the job goes on (its asynchronous phase). */
+interface AsyncPhase {
+  readonly p: PendingCheckpoint;
+  readonly cp: JobCheckpoint;
+  readonly savepoint: boolean;
+  readonly waiters: readonly SavepointWaiter[];
+  /** The savepoint requests stored so far, resolved once the checkpoint completes. */
+  readonly stored: { readonly waiter: SavepointWaiter; readonly path: string }[];
+  /** When it started (the job's clock). */
+  readonly startedAt: number;
+  /** Null while it runs. */
+  outcome: { readonly ok: true } | { readonly ok: false; readonly error: unknown } | null;
+  /** Resolves (never rejects) when it settled. */
+  done: Promise<void>;
 }
 
 /** The checkpoint coordinator's bookkeeping over one `run`. */

@@ -131,6 +131,29 @@ export interface SnapshotOptions {
   readonly checkpointId?: number;
   /** Write the backend-neutral JSON form (savepoints), never native files. */
   readonly canonical?: boolean;
+  /**
+   * Take the snapshot copy-on-write and encode it later (a {@link DeferredStateSnapshot}), so the
+   * synchronous part at the barrier is short; a backend that cannot may return a plain snapshot.
+   */
+  readonly deferred?: boolean;
+}
+
+/**
+ * A snapshot taken copy-on-write at a barrier whose encoding is deferred: the state goes on
+ * changing, the snapshot keeps what it held at the barrier. `lines()` encodes it lazily in the
+ * layout of `snapshot-text.ts` (a checkpoint store writes it in slices, between the job's turns);
+ * `tables` encodes all of it at once (cached). Valid until {@link release}, which the
+ * checkpoint coordinator calls once the checkpoint completed or was aborted; after it only a
+ * snapshot whose `tables` were read can still be read. At most one per backend is open.
+ */
+export interface DeferredStateSnapshot extends StateSnapshot {
+  readonly deferred: true;
+  lines(): Iterable<string>;
+  release(): void;
+}
+
+export function isDeferredSnapshot(s: StateSnapshot): s is DeferredStateSnapshot {
+  return (s as Partial<DeferredStateSnapshot>).deferred === true;
 }
 
 export type TableSnapshot =

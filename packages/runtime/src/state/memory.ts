@@ -1,7 +1,9 @@
 import type { Clock } from "../time/watermarks.js";
 import type {
+  DeferredStateSnapshot,
   ListState,
   MapState,
+  SnapshotOptions,
   StateBackend,
   StateOptions,
   StateSnapshot,
@@ -14,10 +16,11 @@ import type {
 import { STATE_SNAPSHOT_VERSION } from "./api.js";
 import { decodeJson, encodeJson, type Json } from "./codec.js";
 import type { StateKey } from "./keys.js";
+import { snapshotLines, type TableText, tablesOf } from "./snapshot-text.js";
 import { canonicalOfNative } from "./state-files.js";
 import { TimeBuckets } from "./time-buckets.js";
 import { MemoryTimerService } from "./timers.js";
-import { KeyedTable } from "./ttl.js";
+import { type KeyedCow, KeyedTable, UNCHANGED } from "./ttl.js";
 
 export interface MemoryStateBackendOptions {
   /** Processing-time clock for TTL; defaults to `Date.now`. */
@@ -26,13 +29,15 @@ export interface MemoryStateBackendOptions {
 
 type Table =
   | { readonly kind: "value" | "map" | "list"; readonly table: KeyedTable<unknown> }
-  | { readonly kind: "time"; readonly buckets: TimeBuckets<unknown> }
+  | { readonly kind: "time"; readonly buckets: TimeBuckets<unknown>; cow: TimeCow | null }
   | { readonly kind: "timers"; readonly timers: MemoryTimerService };
 
 /** State in JS Maps; snapshots are plain JSON (see {@link StateSnapshot}). */
 export class MemoryStateBackend implements StateBackend {
   private readonly tables = new Map<string, Table>();
   private readonly clock: Clock;
+  /** The deferred snapshot not yet released (at most one: Flink's max-concurrent-checkpoints 1). */
+  private open: MemoryDeferredSnapshot | null = null;
 
   constructor(options: MemoryStateBackendOptions = {}) {
     this.clock = options.clock ?? Date.now;
@@ -96,17 +101,39 @@ export class MemoryStateBackend implements StateBackend {
 
   timeIndexed<V>(name: string): TimeIndexedState<V> {
     const buckets = new TimeBuckets<V>();
-    this.declare(name, { kind: "time", buckets: buckets as TimeBuckets<unknown> });
+    const table: Table & { kind: "time" } = {
+      kind: "time",
+      buckets: buckets as TimeBuckets<unknown>,
+      cow: null,
+    };
+    this.declare(name, table);
+    // With a copy-on-write snapshot open, values handed out are kept as they were at the barrier
+    // first (they may be mutated in place), and written or deleted entries are marked.
     return {
-      get: (ts, key) => buckets.get(ts, key),
-      put: (ts, key, value) => buckets.put(ts, key, value),
-      delete: (ts, key) => void buckets.delete(ts, key),
-      entriesAt: (ts) => (buckets.bucket(ts) ?? (EMPTY as ReadonlyMap<StateKey, V>)).entries(),
+      get: (ts, key) => {
+        const v = buckets.get(ts, key);
+        if (table.cow !== null && v !== undefined) table.cow.preserve(ts, key, v);
+        return v;
+      },
+      put: (ts, key, value) => {
+        table.cow?.mark(ts, key);
+        buckets.put(ts, key, value);
+      },
+      delete: (ts, key) => {
+        table.cow?.mark(ts, key);
+        buckets.delete(ts, key);
+      },
+      entriesAt: (ts) => {
+        const b = buckets.bucket(ts) ?? (EMPTY as ReadonlyMap<StateKey, V>);
+        const cow = table.cow;
+        return cow === null ? b.entries() : preserving(cow, ts, b);
+      },
       timestamps: (from, to) => buckets.range(from, to),
       minTimestamp: () => buckets.min(),
       expireUpTo: (upTo, onExpired) => {
         for (let ts = buckets.min(); ts !== undefined && ts <= upTo; ts = buckets.min()) {
           const b = buckets.take(ts)!;
+          if (table.cow !== null) for (const [k, v] of b) table.cow.preserve(ts, k, v);
           onExpired?.(ts, b);
         }
       },
@@ -144,7 +171,42 @@ export class MemoryStateBackend implements StateBackend {
     return { keys, timeEntries };
   }
 
-  snapshot(): StateSnapshot {
+  /**
+   * The state now, encoded (plain JSON); with `deferred`, copy-on-write: the keyed tables (value,
+   * map, list) are captured by reference in O(entries) and encoded when the snapshot is written
+   * (see {@link KeyedCow}); time-indexed tables and timers are encoded at once.
+   */
+  snapshot(options: SnapshotOptions = {}): StateSnapshot {
+    if (options.deferred) {
+      if (this.open !== null)
+        throw new Error(
+          "a copy-on-write snapshot of this state is still being written (at most one at a time); release it first",
+        );
+      const parts: Part[] = [];
+      for (const [name, t] of this.tables) {
+        if (t.kind === "value" || t.kind === "map" || t.kind === "list")
+          parts.push({ name, kind: t.kind, table: t.table, cow: t.table.beginSnapshot() });
+        else if (t.kind === "time") {
+          t.cow = new TimeCow(t.buckets, true);
+          parts.push({ name, time: t });
+        } else if (t.kind === "timers") {
+          // Timer values are `true`: the captured keys are the snapshot, nothing to keep.
+          parts.push({
+            name,
+            timers: {
+              watermark: t.timers.watermark,
+              eventTime: new TimeCow(t.timers.eventTime, false),
+              processingTime: new TimeCow(t.timers.processingTime, false),
+            },
+          });
+        }
+      }
+      const s = new MemoryDeferredSnapshot(parts, () => {
+        if (this.open === s) this.open = null;
+      });
+      this.open = s;
+      return s;
+    }
     const tables: Record<string, TableSnapshot> = {};
     for (const [name, t] of this.tables) tables[name] = snapshotTable(t);
     return { version: STATE_SNAPSHOT_VERSION, tables };
@@ -171,6 +233,7 @@ export class MemoryStateBackend implements StateBackend {
         );
       }
     }
+    this.open?.release();
     for (const [name, t] of this.tables) {
       const s = snapshot.tables[name];
       clearTable(t);
@@ -192,8 +255,185 @@ export class MemoryStateBackend implements StateBackend {
 
 const EMPTY: ReadonlyMap<unknown, unknown> = new Map();
 
-function* liveKeys(t: KeyedTable<unknown>): IterableIterator<StateKey> {
-  for (const [k] of t.liveEntries()) yield k;
+function liveKeys(t: KeyedTable<unknown>): IterableIterator<StateKey> {
+  return t.liveKeys();
+}
+
+/** A table of a deferred snapshot: its copy-on-write view. */
+type Part =
+  | {
+      readonly name: string;
+      readonly kind: "value" | "map" | "list";
+      readonly table: KeyedTable<unknown>;
+      readonly cow: KeyedCow;
+    }
+  | { readonly name: string; readonly time: Table & { kind: "time" } }
+  | {
+      readonly name: string;
+      readonly timers: {
+        readonly watermark: number;
+        readonly eventTime: TimeCow;
+        readonly processingTime: TimeCow;
+      };
+    };
+
+/**
+ * A copy-on-write view of {@link TimeBuckets} at a barrier: the timestamps in order and each
+ * bucket's keys and (`withValues`) value references, captured in O(entries); as
+ * {@link KeyedCow}, a value handed out after the barrier is encoded into `saved` first and a
+ * written or deleted entry is marked as still the captured one's.
+ */
+class TimeCow {
+  private readonly ts: number[];
+  private readonly keys: StateKey[][];
+  private readonly values: unknown[][] | null;
+  private readonly saved = new Map<number, Map<StateKey, Json | typeof UNCHANGED>>();
+
+  constructor(buckets: TimeBuckets<unknown>, withValues: boolean) {
+    this.ts = [...buckets.timestamps()];
+    this.keys = new Array(this.ts.length);
+    this.values = withValues ? new Array(this.ts.length) : null;
+    for (let i = 0; i < this.ts.length; i++) {
+      const b = buckets.bucket(this.ts[i]!)!;
+      this.keys[i] = [...b.keys()];
+      if (this.values !== null) this.values[i] = [...b.values()];
+    }
+  }
+
+  preserve(ts: number, key: StateKey, v: unknown): void {
+    const m = this.at(ts);
+    if (!m.has(key)) m.set(key, encodeJson(v));
+  }
+
+  mark(ts: number, key: StateKey): void {
+    const m = this.at(ts);
+    if (!m.has(key)) m.set(key, UNCHANGED);
+  }
+
+  /** `[timestamp, [key, value, ...]]` per bucket, or keys only without values, encoded as asked. */
+  *buckets(): Generator<Json> {
+    for (let i = 0; i < this.ts.length; i++) {
+      const ts = this.ts[i]!;
+      const keys = this.keys[i]!;
+      const flat: Json[] = [];
+      if (this.values === null) for (const k of keys) flat.push(encodeJson(k));
+      else {
+        const values = this.values[i]!;
+        const saved = this.saved.get(ts);
+        for (let j = 0; j < keys.length; j++) {
+          const s = saved?.get(keys[j]!);
+          flat.push(encodeJson(keys[j]), s === undefined || s === UNCHANGED ? encodeJson(values[j]) : s);
+        }
+      }
+      yield [encodeTs(ts), flat];
+    }
+  }
+
+  private at(ts: number): Map<StateKey, Json | typeof UNCHANGED> {
+    let m = this.saved.get(ts);
+    if (m === undefined) {
+      m = new Map();
+      this.saved.set(ts, m);
+    }
+    return m;
+  }
+}
+
+/** A bucket's entries, each kept as at the barrier before it is handed out. */
+function* preserving<V>(
+  cow: TimeCow,
+  ts: number,
+  b: ReadonlyMap<StateKey, V>,
+): IterableIterator<[StateKey, V]> {
+  for (const e of b) {
+    cow.preserve(ts, e[0], e[1]);
+    yield e;
+  }
+}
+
+function tableOfPart(p: Part): TableSnapshot {
+  if ("time" in p) return { kind: "time", buckets: [...p.time.cow!.buckets()] as [Json, Json[]][] };
+  if ("timers" in p)
+    return {
+      kind: "timers",
+      watermark: encodeJson(p.timers.watermark),
+      eventTime: [...p.timers.eventTime.buckets()] as [Json, Json[]][],
+      processingTime: [...p.timers.processingTime.buckets()] as [Json, Json[]][],
+    };
+  return { kind: p.kind, entries: [...p.cow.entries()] };
+}
+
+/** The memory backend's {@link DeferredStateSnapshot}. */
+class MemoryDeferredSnapshot implements DeferredStateSnapshot {
+  readonly deferred = true as const;
+  readonly version = STATE_SNAPSHOT_VERSION;
+  private cache: Record<string, TableSnapshot> | null = null;
+  private released = false;
+
+  constructor(
+    private readonly parts: readonly Part[],
+    private readonly onRelease: () => void,
+  ) {}
+
+  get tables(): Record<string, TableSnapshot> {
+    if (this.cache !== null) return this.cache;
+    this.check();
+    const tables: Record<string, TableSnapshot> = {};
+    for (const p of this.parts) tables[p.name] = tableOfPart(p);
+    this.cache = tables;
+    return tables;
+  }
+
+  lines(): Iterable<string> {
+    if (this.cache !== null) return snapshotLines(this.version, tablesOf(this));
+    this.check();
+    const texts: TableText[] = this.parts.map((p): TableText => {
+      if ("time" in p)
+        return {
+          name: p.name,
+          head: { kind: "time" },
+          arrays: [["buckets", this.guarded(p.time.cow!.buckets())]],
+        };
+      if ("timers" in p)
+        return {
+          name: p.name,
+          head: { kind: "timers", watermark: encodeJson(p.timers.watermark) },
+          arrays: [
+            ["eventTime", this.guarded(p.timers.eventTime.buckets())],
+            ["processingTime", this.guarded(p.timers.processingTime.buckets())],
+          ],
+        };
+      return { name: p.name, head: { kind: p.kind }, arrays: [["entries", this.guarded(p.cow.entries())]] };
+    });
+    return snapshotLines(this.version, texts);
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    for (const p of this.parts) {
+      if ("cow" in p) p.table.endSnapshot(p.cow);
+      else if ("time" in p) p.time.cow = null;
+    }
+    this.onRelease();
+  }
+
+  toJSON(): StateSnapshot {
+    return { version: this.version, tables: this.tables };
+  }
+
+  private check(): void {
+    if (this.released)
+      throw new Error("this copy-on-write state snapshot was released (its checkpoint ended): read its file");
+  }
+
+  /** Entries that stop with an error if the snapshot is released while they are being written. */
+  private *guarded(entries: Iterable<Json>): Generator<Json> {
+    for (const e of entries) {
+      this.check();
+      yield e;
+    }
+  }
 }
 
 function snapshotTable(t: Table): TableSnapshot {
