@@ -75,7 +75,7 @@ interface Slot {
   v: unknown;
   at: number;
   dirty: boolean;
-  /** Used since the cache last considered evicting it (second chance, instead of moving it on every hit). */
+  /** Used since it was admitted or the cache last considered evicting it (second chance, instead of moving it on every hit). */
   hot?: boolean;
   /** Time-indexed records: the entry's timestamp and key. */
   ts?: number;
@@ -227,9 +227,14 @@ abstract class SlotTable extends RecordTable {
   /** Caches `slot` as the record's new value (dirty). */
   set(ck: StateKey, slot: Slot): void {
     slot.dirty = true;
-    slot.hot = true;
-    if (this.cache.has(ck)) this.cache.set(ck, slot);
-    else this.admit(ck, slot);
+    if (this.cache.has(ck)) {
+      slot.hot = true;
+      this.cache.set(ck, slot);
+    } else {
+      // Admitted at the back of the clock: it stays a lap unless it is used again.
+      slot.hot = false;
+      this.admit(ck, slot);
+    }
   }
 
   remove(ck: StateKey): void {
@@ -450,8 +455,17 @@ interface CollectionSlot {
   rewrite: boolean;
 }
 
+/** Node's latin1 fast path (see row-codec.ts). */
+interface Latin1Buffer extends Buffer {
+  latin1Write(s: string, offset: number): number;
+}
+
+const SCRATCH_KEY = Buffer.allocUnsafe(4096) as Latin1Buffer;
+
 /** A key without segments whose whole content encodes to at most this many bytes keeps it in its header. */
 const INLINE_BYTES = 1024;
+/** A new key's first write keeps up to this many bytes in its header. */
+const INLINE_FIRST_BYTES = 8192;
 
 /** Stored segments past this many are compacted into one when the key is next written back whole. */
 const COMPACT_SEGMENTS = 8;
@@ -469,6 +483,8 @@ class CollectionRecords extends RecordTable {
   private cleanupFrom: Buffer | null = null;
   readonly refreshOnRead: boolean;
   private readonly ttl: boolean;
+  /** The records' key prefix of the state key `find` last looked up and found no slot for. */
+  private missed: string | null = null;
 
   constructor(backend: DiskStateBackend, id: number, name: string, kind: "map" | "list", ttl?: TtlConfig) {
     if (ttl !== undefined && !(ttl.ttlMs > 0))
@@ -478,8 +494,11 @@ class CollectionRecords extends RecordTable {
     this.ttl = this.ttlMs > 0;
   }
 
+  /** The LMDB key, in a buffer reused by the next call (LMDB copies keys when called). */
   keyBytes(pk: PendingKey): Buffer {
-    return Buffer.from(pk as string, "latin1");
+    const k = pk as string;
+    if (k.length > SCRATCH_KEY.length) return Buffer.from(k, "latin1");
+    return SCRATCH_KEY.subarray(0, SCRATCH_KEY.latin1Write(k, 0));
   }
 
   private ksOf(key: StateKey): string {
@@ -504,6 +523,7 @@ class CollectionRecords extends RecordTable {
     if (s !== undefined) s.hot = true;
     else {
       const ks = this.ksOf(key);
+      this.missed = ks;
       const hpk = CollectionRecords.headerPk(ks);
       const p = this.pending.get(hpk);
       if (p === null) return undefined;
@@ -520,7 +540,7 @@ class CollectionRecords extends RecordTable {
         next: h.next,
         stored: true,
         dirty: false,
-        hot: true,
+        hot: false,
         tail: null,
         puts: null,
         dels: null,
@@ -544,6 +564,7 @@ class CollectionRecords extends RecordTable {
 
   /** The key's slot for a write: created (empty, counted) when it has none. */
   private slotForWrite(key: StateKey): CollectionSlot {
+    this.missed = null;
     const found = this.find(key, false);
     if (found !== undefined) {
       if (this.ttl) found.at = this.backend.clock();
@@ -552,7 +573,8 @@ class CollectionRecords extends RecordTable {
     }
     this.count++;
     const s: CollectionSlot = {
-      ks: this.ksOf(key),
+      // The key `find` just looked for (it had no slot).
+      ks: this.missed ?? this.ksOf(key),
       v: this.empty,
       inline: null,
       at: this.ttl ? this.backend.clock() : 0,
@@ -560,7 +582,7 @@ class CollectionRecords extends RecordTable {
       next: 0,
       stored: false,
       dirty: true,
-      hot: true,
+      hot: false,
       tail: null,
       puts: null,
       dels: null,
@@ -677,11 +699,13 @@ class CollectionRecords extends RecordTable {
     if (v !== undefined && (s.rewrite || s.next - s.first > COMPACT_SEGMENTS || s.first === s.next)) {
       const body = encodeWhole(v);
       this.noteSize(body.length);
-      if (s.rewrite || s.next - s.first > COMPACT_SEGMENTS || body.length <= INLINE_BYTES) {
+      // A new key's first write may be larger (one record instead of a header and a segment).
+      const inline = body.length <= (s.stored ? INLINE_BYTES : INLINE_FIRST_BYTES);
+      if (s.rewrite || s.next - s.first > COMPACT_SEGMENTS || inline) {
         for (let seg = s.first; seg < s.next; seg++)
           this.note(CollectionRecords.segmentPk(s.ks, seg), null, flush);
         s.first = s.next;
-        if (body.length <= INLINE_BYTES) s.inline = body;
+        if (inline) s.inline = body;
         else {
           s.inline = null;
           this.note(CollectionRecords.segmentPk(s.ks, s.next++), body, flush);
@@ -817,7 +841,7 @@ class CollectionRecords extends RecordTable {
     const ks = this.ksOf(key);
     const body = encodeWhole(v as unknown[] | Map<unknown, unknown>);
     this.count++;
-    const inline = body.length <= INLINE_BYTES;
+    const inline = body.length <= INLINE_FIRST_BYTES;
     if (!inline) this.note(CollectionRecords.segmentPk(ks, 0), body);
     this.note(
       CollectionRecords.headerPk(ks),
@@ -1281,7 +1305,10 @@ export class DiskStateBackend implements StateBackend {
         if (kind === "base") {
           for (const { key, value } of r.raw()) w.record(r.id, key.subarray(2), value);
         } else {
-          for (const pk of r.changed ?? []) w.record(r.id, r.keyBytes(pk).subarray(2), r.current(pk));
+          for (const pk of r.changed ?? []) {
+            const key = Buffer.from(r.keyBytes(pk).subarray(2));
+            w.record(r.id, key, r.current(pk));
+          }
         }
       }
       return w.close();
