@@ -453,6 +453,13 @@ interface CollectionSlot {
   dels: Set<unknown> | null;
   /** `v` replaces every stored segment. */
   rewrite: boolean;
+  /** About how many bytes the cached content takes (counted in the table's `cachedBytes`). */
+  bytes: number;
+}
+
+/** About how many bytes a list element or map entry part takes in the cache. */
+function sizeOf(x: unknown): number {
+  return typeof x === "string" ? x.length + 16 : 16;
 }
 
 /** Node's latin1 fast path (see row-codec.ts). */
@@ -483,6 +490,8 @@ class CollectionRecords extends RecordTable {
   private cleanupFrom: Buffer | null = null;
   readonly refreshOnRead: boolean;
   private readonly ttl: boolean;
+  /** The estimated bytes of the cached slots' content. */
+  private cachedBytes = 0;
   /** The records' key prefix of the state key `find` last looked up and found no slot for. */
   private missed: string | null = null;
 
@@ -545,7 +554,9 @@ class CollectionRecords extends RecordTable {
         puts: null,
         dels: null,
         rewrite: false,
+        bytes: 64 + (h.inline?.length ?? 0),
       };
+      this.cachedBytes += s.bytes;
       this.admit(key, s);
     }
     if (this.ttl) {
@@ -587,7 +598,9 @@ class CollectionRecords extends RecordTable {
       puts: null,
       dels: null,
       rewrite: false,
+      bytes: 64,
     };
+    this.cachedBytes += s.bytes;
     this.admit(key, s);
     return s;
   }
@@ -611,6 +624,7 @@ class CollectionRecords extends RecordTable {
     }
     if (s.tail !== null) for (const x of s.tail) (v as unknown[]).push(x);
     this.noteSize(bytes);
+    this.grow(s, bytes);
     if (s.next - s.first > COMPACT_SEGMENTS) {
       s.rewrite = true;
       s.dirty = true;
@@ -628,6 +642,7 @@ class CollectionRecords extends RecordTable {
 
   listAdd(key: StateKey, value: unknown): void {
     const s = this.slotForWrite(key);
+    this.grow(s, sizeOf(value));
     if (s.v !== undefined) (s.v as unknown[]).push(value);
     if (!s.rewrite) (s.tail ??= []).push(value);
   }
@@ -638,6 +653,9 @@ class CollectionRecords extends RecordTable {
       return;
     }
     const s = this.slotForWrite(key);
+    let bytes = 0;
+    for (const x of values) bytes += sizeOf(x);
+    this.grow(s, bytes - s.bytes + 64);
     s.v = values;
     s.tail = null;
     s.rewrite = true;
@@ -652,7 +670,9 @@ class CollectionRecords extends RecordTable {
 
   mapPut(key: StateKey, uk: unknown, value: unknown): void {
     const s = this.slotForWrite(key);
-    (this.whole(s) as Map<unknown, unknown>).set(uk, value);
+    const m = this.whole(s) as Map<unknown, unknown>;
+    if (!m.has(uk)) this.grow(s, sizeOf(uk) + sizeOf(value));
+    m.set(uk, value);
     if (!s.rewrite) (s.puts ??= new Set()).add(uk);
   }
 
@@ -680,7 +700,10 @@ class CollectionRecords extends RecordTable {
 
   /** Deletes a key's header and segments. */
   private drop(key: StateKey, s: CollectionSlot): void {
-    this.cache.delete(key);
+    if (this.cache.get(key) === s) {
+      this.cache.delete(key);
+      this.cachedBytes -= s.bytes;
+    }
     this.count--;
     for (let seg = s.first; seg < s.next; seg++) this.note(CollectionRecords.segmentPk(s.ks, seg), null);
     if (s.stored) this.note(CollectionRecords.headerPk(s.ks), null);
@@ -756,15 +779,26 @@ class CollectionRecords extends RecordTable {
 
   clearCache(): void {
     this.cache.clear();
+    this.cachedBytes = 0;
     this.hand = null;
+  }
+
+  private grow(s: CollectionSlot, n: number): void {
+    s.bytes += n;
+    this.cachedBytes += n;
   }
 
   hand: IterableIterator<[StateKey, CollectionSlot]> | null = null;
 
+  /**
+   * Caches a slot, evicting by the clock while the cache holds more than `'weir.state.cache-entries'`
+   * keys or (beyond 16 keys) more than `'weir.state.cache-bytes'` of content by its estimate.
+   */
   private admit(key: StateKey, s: CollectionSlot): void {
     this.cache.set(key, s);
-    const cap = this.capacity;
-    while (this.cache.size > cap) {
+    const entries = this.backend.cacheEntries;
+    const bytes = this.backend.cacheBytes;
+    while (this.cache.size > entries || (this.cachedBytes > bytes && this.cache.size > 16)) {
       const [oldKey, old] = clockNext(this.cache, this);
       this.cache.delete(oldKey);
       // Never the key being admitted: its caller changes the slot next.
@@ -773,6 +807,7 @@ class CollectionRecords extends RecordTable {
         this.cache.set(oldKey, old);
         continue;
       }
+      this.cachedBytes -= old.bytes;
       this.persist(old, true);
     }
   }
