@@ -469,8 +469,8 @@ interface Latin1Buffer extends Buffer {
 
 const SCRATCH_KEY = Buffer.allocUnsafe(4096) as Latin1Buffer;
 
-/** A key without segments whose whole content encodes to at most this many bytes keeps it in its header. */
-const INLINE_BYTES = 1024;
+/** A key without segments whose whole content encodes to at most this many bytes keeps it in its header (rewritten whole: below this, one record costs less than a header and a segment). */
+const INLINE_BYTES = 4096;
 /** A new key's first write keeps up to this many bytes in its header. */
 const INLINE_FIRST_BYTES = 8192;
 
