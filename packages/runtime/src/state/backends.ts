@@ -2,7 +2,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Clock } from "../time/watermarks.js";
 import type { StateBackend } from "./api.js";
-import { DEFAULT_CACHE_BYTES, DEFAULT_CACHE_ENTRIES, DEFAULT_MAX_DELTAS, DiskStateBackend } from "./disk.js";
+import { DEFAULT_MAX_DELTAS, DiskStateBackend } from "./disk.js";
 import { MemoryStateBackend } from "./memory.js";
 
 /** The setting that picks the state backend (Flink's name). */
@@ -76,8 +76,15 @@ export function stateBackendFactory(settings: Settings): StateBackendFactory {
       );
     return (clock) => new MemoryStateBackend({ clock });
   }
-  const cacheEntries = positive(settings, STATE_SETTINGS.cacheEntries, DEFAULT_CACHE_ENTRIES);
-  const cacheBytes = positive(settings, STATE_SETTINGS.cacheBytes, DEFAULT_CACHE_BYTES);
+  // Unset: the tables' caches share a part of the heap (see CACHE_HEAP_FRACTION in disk.ts).
+  const cacheEntries =
+    settings[STATE_SETTINGS.cacheEntries] === undefined
+      ? undefined
+      : positive(settings, STATE_SETTINGS.cacheEntries, 1);
+  const cacheBytes =
+    settings[STATE_SETTINGS.cacheBytes] === undefined
+      ? undefined
+      : positive(settings, STATE_SETTINGS.cacheBytes, 1);
   const maxDeltas = positive(settings, STATE_SETTINGS.maxDeltas, DEFAULT_MAX_DELTAS);
   const localDir = settings[STATE_SETTINGS.localDir]?.trim() || undefined;
   return (clock, scope) => {
@@ -92,8 +99,8 @@ export function stateBackendFactory(settings: Settings): StateBackendFactory {
       checkpointDir: scope?.checkpointDir ?? null,
       taskId,
       incremental,
-      cacheEntries,
-      cacheBytes,
+      ...(cacheEntries !== undefined ? { cacheEntries } : {}),
+      ...(cacheBytes !== undefined ? { cacheBytes } : {}),
       maxDeltas,
     });
   };

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { getHeapStatistics } from "node:v8";
 import { type Database, open, type RootDatabase } from "lmdb";
 import type { Clock } from "../time/watermarks.js";
 import type {
@@ -64,8 +65,27 @@ export interface DiskStateBackendOptions {
   readonly maxDeltas?: number;
 }
 
-export const DEFAULT_CACHE_ENTRIES = 16_384;
-export const DEFAULT_CACHE_BYTES = 16 << 20;
+/**
+ * Without `'weir.state.cache-bytes'`, the caches of every on-disk state table in the process share
+ * this fraction of V8's heap limit, split evenly among the live tables (as Flink sizes RocksDB's
+ * block cache and write buffers from the task's managed memory): a job whose state fits in memory
+ * keeps most of it decoded, and a larger heap (`--max-old-space-size`) gives the caches more.
+ */
+export const CACHE_HEAP_FRACTION = 0.1;
+/** The least a table's cache is given from the shared budget (however many tables share it). */
+export const MIN_TABLE_CACHE_BYTES = 4 << 20;
+/** Without `'weir.state.cache-entries'`: one cached entry per this many bytes of a table's bound. */
+export const BYTES_PER_CACHE_ENTRY = 128;
+/** The shared budget, and how many live tables share it now. */
+const cacheBudget = {
+  bytes: Math.floor(getHeapStatistics().heap_size_limit * CACHE_HEAP_FRACTION),
+  tables: 0,
+};
+
+/** A table's cache bound in bytes from the shared budget, with `tables` live tables in the process. */
+export function sharedCacheBytes(tables = cacheBudget.tables): number {
+  return Math.max(MIN_TABLE_CACHE_BYTES, Math.floor(cacheBudget.bytes / Math.max(1, tables)));
+}
 export const DEFAULT_MAX_DELTAS = 10;
 /** Evicted dirty records are written to LMDB in one transaction once this many wait. */
 const WRITE_BATCH = 4096;
@@ -1074,8 +1094,10 @@ type DiskTable =
 export class DiskStateBackend implements StateBackend {
   readonly clock: Clock;
   readonly incremental: boolean;
-  readonly cacheEntries: number;
-  readonly cacheBytes: number;
+  private readonly fixedCacheEntries: number | undefined;
+  private readonly fixedCacheBytes: number | undefined;
+  /** How many of the shared cache budget's tables are this backend's. */
+  private budgetTables = 0;
   private readonly maxDeltas: number;
   private readonly tables = new Map<string, DiskTable>();
   private readonly records: RecordTable[] = [];
@@ -1088,9 +1110,20 @@ export class DiskStateBackend implements StateBackend {
   constructor(private readonly options: DiskStateBackendOptions) {
     this.clock = options.clock ?? Date.now;
     this.incremental = options.incremental ?? false;
-    this.cacheEntries = Math.max(1, options.cacheEntries ?? DEFAULT_CACHE_ENTRIES);
-    this.cacheBytes = Math.max(1, options.cacheBytes ?? DEFAULT_CACHE_BYTES);
+    this.fixedCacheEntries =
+      options.cacheEntries === undefined ? undefined : Math.max(1, options.cacheEntries);
+    this.fixedCacheBytes = options.cacheBytes === undefined ? undefined : Math.max(1, options.cacheBytes);
     this.maxDeltas = Math.max(0, options.maxDeltas ?? DEFAULT_MAX_DELTAS);
+  }
+
+  /** A table's cache bound in bytes: `'weir.state.cache-bytes'`, or its share of the heap budget. */
+  get cacheBytes(): number {
+    return this.fixedCacheBytes ?? sharedCacheBytes();
+  }
+
+  /** A table's cache bound in entries: `'weir.state.cache-entries'`, or one per 128 bytes of its bound. */
+  get cacheEntries(): number {
+    return this.fixedCacheEntries ?? Math.max(1024, Math.floor(this.cacheBytes / BYTES_PER_CACHE_ENTRY));
   }
 
   /** The LMDB database, opened (and wiped) on first use. */
@@ -1272,6 +1305,8 @@ export class DiskStateBackend implements StateBackend {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    cacheBudget.tables -= this.budgetTables;
+    this.budgetTables = 0;
     if (this.env !== null) {
       this.env.close();
       this.env = null;
@@ -1491,6 +1526,8 @@ export class DiskStateBackend implements StateBackend {
     this.tables.set(name, table);
     if (records !== null) {
       this.records.push(records);
+      cacheBudget.tables++;
+      this.budgetTables++;
       // The store opens (wiping what a killed run left) with the first table, not at the first write.
       this.openStore();
     }
