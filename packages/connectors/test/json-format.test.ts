@@ -39,6 +39,9 @@ describe("json format: values", () => {
     ["boolean", T.boolean(), true, "true"],
     ["int", T.int(), -42, "-42"],
     ["bigint max safe", T.bigint(), 9007199254740991, "9007199254740991"],
+    ["bigint beyond 2^53", T.bigint(), 9007199254740993n, "9007199254740993"],
+    ["bigint max", T.bigint(), 9223372036854775807n, "9223372036854775807"],
+    ["bigint min", T.bigint(), -9223372036854775808n, "-9223372036854775808"],
     ["double", T.double(), 0.1, "0.1"],
     ["decimal keeps scale", T.decimal(10, 2), 1230n, "12.30"],
     ["decimal 0.30", T.decimal(10, 2), 30n, "0.30"],
@@ -141,7 +144,8 @@ describe("json format: values", () => {
   });
 
   const errors: [string, DataType, string, RegExp][] = [
-    ["bigint beyond 2^53", T.bigint(), "9007199254740993", /out of range for BIGINT/],
+    ["bigint beyond 2^63", T.bigint(), "9223372036854775808", /out of range for BIGINT/],
+    ["bigint below -2^63", T.bigint(), '"-9223372036854775809"', /out of range for BIGINT/],
     ["int overflow", T.int(), "2147483648", /out of range for INT/],
     ["fraction into int", T.int(), "1.5", /cannot read 1.5 as INT/],
     ["string into int", T.int(), '"abc"', /cannot read "abc" as INT/],

@@ -1,6 +1,6 @@
 import type { DataType, Field } from "@weir/planner";
 import { parseDecimal } from "./decimal.js";
-import { MAX_JSON_DEPTH, parseJsonExact } from "./json-parse.js";
+import { MAX_JSON_DEPTH, parseJsonExact, parseJsonKeepingLongs } from "./json-parse.js";
 import { compileDecoder, type JsonDecoder, type JsonValueOptions } from "./json-values.js";
 import { fastDate, fastTimestamp } from "./temporal-fast.js";
 
@@ -364,7 +364,7 @@ class Reader {
     const start = this.p;
     this.skip();
     const text = s.slice(start, this.p);
-    return f.dec(this.exact ? parseJsonExact(text) : JSON.parse(text));
+    return f.dec(this.exact ? parseJsonExact(text) : parseJsonKeepingLongs(text));
   }
 
   /** A DECIMAL from a JSON number: by hand when it needs no rounding and fits a double exactly. */

@@ -25,6 +25,18 @@ export function parseJsonExact(text: string): unknown {
   return v;
 }
 
+/** A run of 16 digits: the text may hold an integer beyond ±(2^53 − 1), which a double would round. */
+const LONG_DIGITS = /\d{16}/;
+
+/**
+ * `JSON.parse`, except that a text that may hold an integer beyond ±(2^53 − 1) (16 digits in a
+ * row) goes through the exact parser, so a BIGINT (or a number read as text) keeps its digits.
+ * Texts without such a run, nearly all of them, cost one regular-expression scan.
+ */
+export function parseJsonKeepingLongs(text: string): unknown {
+  return LONG_DIGITS.test(text) ? parseJsonExact(text) : JSON.parse(text);
+}
+
 const NUMBER_RE = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 /**

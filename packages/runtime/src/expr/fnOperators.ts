@@ -1,4 +1,5 @@
 import type { DataType } from "@weir/planner";
+import { bigintArithmetic, bigintNegate } from "./bigint-codegen.js";
 import type { CallSite, FnImpl } from "./callSite.js";
 import { fnFor, inline } from "./callSite.js";
 import {
@@ -139,6 +140,9 @@ function arithmetic(op: Op): FnImpl {
         return `${c.env(make(shape(ta), shape(tb), shape(t)))}(${a}, ${b})`;
       }
       if (t.kind === "DOUBLE" || t.kind === "FLOAT") return wrap(t.kind, `${a} ${op} ${b}`);
+      // BIGINT % INT is INT (Calcite), but its dividend may still be a bigint
+      if (t.kind === "BIGINT" || (op === "%" && (ta.kind === "BIGINT" || tb.kind === "BIGINT")))
+        return bigintArithmetic(op, c);
       // exact integers: Java semantics (wrap-around, truncating division, division by zero fails)
       if (op === "/" || op === "%") {
         const zero = c.env(divisionByZero);
@@ -152,7 +156,10 @@ function arithmetic(op: Op): FnImpl {
 }
 
 const negate: FnImpl = {
-  gen: (c) => wrap(c.type.kind === "DECIMAL" ? "" : c.type.kind, `-(${c.args[0]})`),
+  gen: (c) =>
+    c.type.kind === "BIGINT"
+      ? bigintNegate(c)
+      : wrap(c.type.kind === "DECIMAL" ? "" : c.type.kind, `-(${c.args[0]})`),
 };
 
 /** Comparison code over two non-null operands of the same type. */

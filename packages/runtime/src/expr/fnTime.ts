@@ -407,7 +407,7 @@ const toTimestampLtz: FnImpl = {
 };
 
 /** Long.MIN_VALUE: Flink's UNIX_TIMESTAMP result for text that does not parse. */
-const UNPARSEABLE = -(2 ** 63);
+const UNPARSEABLE = -(2n ** 63n);
 
 const unixTimestamp: FnImpl = {
   gen: (c) => {
