@@ -263,6 +263,22 @@ describe("debezium-json format", () => {
       [Op.DELETE, [2, null]],
     ]);
   });
+  it("reads and writes 64-bit ids and microsecond timestamps (BIGINT) exactly", () => {
+    const big = [f("id", T.bigint()), f("ts_us", T.bigint())];
+    const rows = decodeAll(debeziumJsonFormat, big, [
+      '{"before":null,"after":{"id":9223372036854775807,"ts_us":1764547200123456},"op":"c","ts_ms":1764547200123}',
+      '{"before":{"id":-9223372036854775808,"ts_us":1},"after":{"id":1234567890123456789,"ts_us":9007199254740993},"op":"u"}',
+    ]);
+    expect(rows).toEqual([
+      [Op.INSERT, [9223372036854775807n, 1764547200123456]],
+      [Op.UPDATE_BEFORE, [-9223372036854775808n, 1]],
+      [Op.UPDATE_AFTER, [1234567890123456789n, 9007199254740993n]],
+    ]);
+    const enc = debeziumJsonFormat.encoder(big, new FormatOptions({}, "debezium-json"));
+    expect(enc.encode(Op.INSERT, [-9223372036854775808n, 9007199254740993n])).toBe(
+      '{"before":null,"after":{"id":-9223372036854775808,"ts_us":9007199254740993},"op":"c"}',
+    );
+  });
   it("reads the payload with schema-include, and rejects a u without before", () => {
     const line = '{"schema":{},"payload":{"before":null,"after":{"id":3,"ts":null},"op":"c"}}';
     expect(decodeAll(debeziumJsonFormat, fields, [line], { "debezium-json.schema-include": "true" })).toEqual(

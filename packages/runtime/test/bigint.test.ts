@@ -167,6 +167,25 @@ describe("BIGINT arithmetic: Java long semantics", () => {
   });
 });
 
+describe("BIGINT beyond ±2^53 as an argument of time functions and interval arithmetic", () => {
+  const col = E.input(0, T.bigint());
+  it("TO_TIMESTAMP_LTZ and FROM_UNIXTIME give NULL for an instant out of range, not a type error", () => {
+    const ltz = compileExpr(E.call("TO_TIMESTAMP_LTZ", [col, E.literal(3, T.int(false))], T.timestampLtz(3)));
+    expect(ltz([MAX])).toBeNull();
+    expect(ltz([1700000000123])).toBe(1700000000123);
+    const fromUnix = compileExpr(E.call("FROM_UNIXTIME", [col], T.string()));
+    expect(fromUnix([MIN])).toBeNull();
+    expect(fromUnix([0])).toBe("1970-01-01 00:00:00");
+  });
+  it("INTERVAL * BIGINT multiplies by the long's value", () => {
+    const iv = compileExpr(
+      E.call("*", [E.literal(1000, T.intervalDayTime(false)), col], T.intervalDayTime()),
+    );
+    expect(iv([SAFE + 1n])).toBe(Number(SAFE + 1n) * 1000);
+    expect(iv([7])).toBe(7000);
+  });
+});
+
 describe("BIGINT state: keys, codecs, SUM", () => {
   it("a single BIGINT key field: bigints beyond ±(2^53 − 1) and numbers round-trip, NULL apart", () => {
     const codec = keyCodec([0], [T.bigint()]);

@@ -57,6 +57,7 @@ const shape = (t: DataType): DecimalShape => t as unknown as DecimalShape;
 
 function asNumber(c: CallSite, i: number): string {
   const t = c.argTypes[i];
+  if (t.kind === "BIGINT") return `Number(${c.args[i]})`; // a bigint beyond ±2^53
   return t.kind === "DECIMAL" ? `${c.env(decimalToNumber)}(${c.args[i]}, ${t.scale})` : c.args[i];
 }
 
