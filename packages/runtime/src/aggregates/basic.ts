@@ -104,6 +104,8 @@ export function avg(inputType: DataType, resultType: DataType): AggregateFunctio
  * SUM / AVG over BIGINT: the running sum is a Java long (see expr/bigint.ts) that wraps around on
  * overflow as Flink's does; wrapping is modular, so retractions undo accumulations exactly.
  */
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
 function int64Sum(name: string, getValue: (acc: SumAcc) => unknown): AggregateFunction<SumAcc> {
   return {
     name,
@@ -111,7 +113,10 @@ function int64Sum(name: string, getValue: (acc: SumAcc) => unknown): AggregateFu
     create: (): SumAcc => [0, 0],
     accumulate: (acc, v) => {
       if (v === null || v === undefined) return acc;
-      acc[0] = int64Add(acc[0], v as number | bigint);
+      const s = acc[0];
+      // the safe-integer path inline (int64Add's first branch), the rest in BigInt
+      const r = typeof s === "number" && typeof v === "number" ? s + v : Number.NaN;
+      acc[0] = r <= MAX_SAFE && r >= -MAX_SAFE ? r : int64Add(s, v as number | bigint);
       acc[1]++;
       return acc;
     },

@@ -8,8 +8,17 @@ import type { CallSite } from "./callSite.js";
  */
 export function bigintArithmetic(op: "+" | "-" | "*" | "/" | "%", c: CallSite): string {
   const f = { "+": int64Add, "-": int64Sub, "*": int64Mul, "/": int64Div, "%": int64Mod }[op];
-  return `${c.env(f)}(${c.args[0]}, ${c.args[1]})`;
+  const [a, b] = c.args;
+  const call = `${c.env(f)}(${a}, ${b})`;
+  if (op === "/" || op === "%") return call;
+  // + − *: the safe-integer path inline (arguments are side-effect-free locals, read twice);
+  // a product of integers is exact while it is within ±(2^53 − 1); `+ 0` turns −0 into 0
+  const r = `(${a} ${op} ${b})`;
+  const safe = `typeof ${a} === "number" && typeof ${b} === "number" && ${r} <= ${MAX} && ${r} >= -${MAX}`;
+  return `(${safe} ? ${r} + 0 : ${call})`;
 }
+
+const MAX = Number.MAX_SAFE_INTEGER;
 
 export function bigintNegate(c: CallSite): string {
   return `${c.env(int64Neg)}(${c.args[0]})`;
