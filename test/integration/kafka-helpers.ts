@@ -46,9 +46,10 @@ export class KafkaFixture {
     return this.adminClient;
   }
 
-  async topic(name: string, partitions: number): Promise<string> {
+  /** A new topic `<prefix>-<name>-<run>` (deleted by `close`). */
+  async topic(name: string, partitions: number, prefix = "weir-it"): Promise<string> {
     const admin = await this.admin();
-    const topic = `weir-it-${name}-${this.run}`;
+    const topic = `${prefix}-${name}-${this.run}`;
     await admin.createTopics({
       topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }],
       waitForLeaders: true,

@@ -19,6 +19,9 @@ describe("csv format", () => {
   const ts = Date.parse("2024-01-01T12:00:00.123Z");
   const cases: [string, DataType, unknown, string][] = [
     ["int", T.int(), 7, "7"],
+    ["bigint max", T.bigint(), 9223372036854775807n, "9223372036854775807"],
+    ["bigint min", T.bigint(), -9223372036854775808n, "-9223372036854775808"],
+    ["bigint safe", T.bigint(), -9007199254740991, "-9007199254740991"],
     ["decimal with scale", T.decimal(10, 2), 30n, "0.30"],
     ["string needing quotes", T.string(), 'a,"b"', '"a,""b"""'],
     ["timestamp", T.timestamp(3), ts, "2024-01-01 12:00:00.123"],
@@ -62,6 +65,7 @@ describe("csv format", () => {
     expect(() => decode(fields, ["1"])).toThrow("row length mismatch: 2 fields expected but was 1");
     expect(() => decode(fields, ["1,x"])).toThrow("field 'b': cannot read 'x' as INT");
     expect(() => decode(fields, ['"1,2'])).toThrow("unterminated quoted field");
+    expect(() => decode([f("a", T.bigint())], ["9223372036854775808"])).toThrow(/out of range for BIGINT/);
   });
 
   it("does not support nested rows", () => {

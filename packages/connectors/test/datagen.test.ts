@@ -104,6 +104,39 @@ describe("datagen", () => {
     expect(r2.kind === "data" && r2.splits[0].batch.length).toBe(30);
   });
 
+  it("generates BIGINT between bounds anywhere in the 64-bit range, exactly and canonically", async () => {
+    const lo = 9223372036854775000n;
+    const rows = await drain(
+      await open({
+        "number-of-rows": "200",
+        seed: "7",
+        "fields.id.min": String(lo),
+        "fields.id.max": "9223372036854775807",
+      }),
+    );
+    const ids = rows.map((r) => r[0] as bigint);
+    for (const id of ids) {
+      expect(typeof id).toBe("bigint");
+      expect(id >= lo && id <= 9223372036854775807n).toBe(true);
+    }
+    expect(new Set(ids).size).toBeGreaterThan(150);
+    // a range across ±(2^53 − 1): safe values are numbers, the others bigints
+    const mixed = await drain(
+      await open({
+        "number-of-rows": "300",
+        seed: "7",
+        "fields.id.min": "-9007199254741091",
+        "fields.id.max": "-9007199254740891",
+      }),
+    );
+    for (const [id] of mixed) {
+      if (typeof id === "number") expect(Number.isSafeInteger(id)).toBe(true);
+      else expect((id as bigint) < -9007199254740991n).toBe(true);
+    }
+    expect(new Set(mixed.map((r) => typeof r[0]))).toEqual(new Set(["number", "bigint"]));
+    await expect(open({ "fields.id.max": "9223372036854775808" })).rejects.toThrow(/in the BIGINT range/);
+  });
+
   it("rejects bad options", async () => {
     await expect(open({ "fields.name.kind": "sequence", "fields.name.start": "1" })).rejects.toThrow(/needs/);
     await expect(open({ "fields.score.kind": "zipf" })).rejects.toThrow(/must be 'random' or 'sequence'/);

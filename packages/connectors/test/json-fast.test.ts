@@ -121,6 +121,16 @@ const VALID = [
   "{}",
   '{"unknown":{"a":[1,2,{"b":"}\\"]"}],"c":null},"event_id":"after","n":1}',
   '{"n":1,"n":2}',
+  '{"n":9223372036854775807,"event_id":"max"}',
+  '{"n":-9223372036854775808}',
+  '{"n":9007199254740993}',
+  '{"n":-9007199254740992}',
+  '{"n":9223372036854775808}',
+  '{"n":-9223372036854775809}',
+  '{"n":1234567890123456789.0}',
+  '{"n":1.2345678901234567e18}',
+  '{"n":"1234567890123456789"}',
+  '{"n":" -9223372036854775808 "}',
   '{"n":"x","n":3}',
   '{"amount":123456789012345.67}',
   '{"amount":1234567890123456.78}',
@@ -214,6 +224,18 @@ const VALID = [
   "",
 ];
 
+describe("the fast reader and 64-bit BIGINT", () => {
+  it("reads an integer beyond ±(2^53 − 1) exactly itself (no fallback to the full path)", () => {
+    const fields: Field[] = [{ name: "id", type: T.bigint() }];
+    const o = new FormatOptions({}, "json", undefined);
+    const fast = compileFastRowReader(fields, jsonValueOptions(o), undefined, false)!;
+    expect(fast('{"id":9223372036854775807}')).toEqual([9223372036854775807n]);
+    expect(fast('{"id":-1234567890123456789}')).toEqual([-1234567890123456789n]);
+    expect(fast('{"id":9007199254740991}')).toEqual([9007199254740991]);
+    expect(fast('{"id":9223372036854775808}')).toBeUndefined(); // out of range: the full path words the error
+  });
+});
+
 describe("json fast path: same rows and errors as the full path", () => {
   it("reads the common shapes itself (it is the path taken)", () => {
     const o = jsonValueOptions(new FormatOptions({}, "json"));
@@ -250,6 +272,8 @@ describe("json fast path: same rows and errors as the full path", () => {
     '{"bid":{"url":"u"},"tags":[],"attrs":{}}',
     '{"bid":[1,2]}',
     '{"bid":{"auction":"x"}}',
+    '{"event_type":2,"bid":{"auction":1234567890123456789,"url":"u"},"extra":"9223372036854775807"}',
+    '{"bid":{"auction":-9223372036854775808},"attrs":{"k":2147483647}}',
     '{"bid":{"auction":1,"auction":2,"extra_field":[{"}":"{"}]}}',
     '{"tags":"a"}',
     '{"tags":[1,2]}',

@@ -39,6 +39,9 @@ describe("json format: values", () => {
     ["boolean", T.boolean(), true, "true"],
     ["int", T.int(), -42, "-42"],
     ["bigint max safe", T.bigint(), 9007199254740991, "9007199254740991"],
+    ["bigint beyond 2^53", T.bigint(), 9007199254740993n, "9007199254740993"],
+    ["bigint max", T.bigint(), 9223372036854775807n, "9223372036854775807"],
+    ["bigint min", T.bigint(), -9223372036854775808n, "-9223372036854775808"],
     ["double", T.double(), 0.1, "0.1"],
     ["decimal keeps scale", T.decimal(10, 2), 1230n, "12.30"],
     ["decimal 0.30", T.decimal(10, 2), 30n, "0.30"],
@@ -141,7 +144,8 @@ describe("json format: values", () => {
   });
 
   const errors: [string, DataType, string, RegExp][] = [
-    ["bigint beyond 2^53", T.bigint(), "9007199254740993", /out of range for BIGINT/],
+    ["bigint beyond 2^63", T.bigint(), "9223372036854775808", /out of range for BIGINT/],
+    ["bigint below -2^63", T.bigint(), '"-9223372036854775809"', /out of range for BIGINT/],
     ["int overflow", T.int(), "2147483648", /out of range for INT/],
     ["fraction into int", T.int(), "1.5", /cannot read 1.5 as INT/],
     ["string into int", T.int(), '"abc"', /cannot read "abc" as INT/],
@@ -258,6 +262,22 @@ describe("debezium-json format", () => {
       [Op.UPDATE_AFTER, [1, t0]],
       [Op.DELETE, [2, null]],
     ]);
+  });
+  it("reads and writes 64-bit ids and microsecond timestamps (BIGINT) exactly", () => {
+    const big = [f("id", T.bigint()), f("ts_us", T.bigint())];
+    const rows = decodeAll(debeziumJsonFormat, big, [
+      '{"before":null,"after":{"id":9223372036854775807,"ts_us":1764547200123456},"op":"c","ts_ms":1764547200123}',
+      '{"before":{"id":-9223372036854775808,"ts_us":1},"after":{"id":1234567890123456789,"ts_us":9007199254740993},"op":"u"}',
+    ]);
+    expect(rows).toEqual([
+      [Op.INSERT, [9223372036854775807n, 1764547200123456]],
+      [Op.UPDATE_BEFORE, [-9223372036854775808n, 1]],
+      [Op.UPDATE_AFTER, [1234567890123456789n, 9007199254740993n]],
+    ]);
+    const enc = debeziumJsonFormat.encoder(big, new FormatOptions({}, "debezium-json"));
+    expect(enc.encode(Op.INSERT, [-9223372036854775808n, 9007199254740993n])).toBe(
+      '{"before":null,"after":{"id":-9223372036854775808,"ts_us":9007199254740993},"op":"c"}',
+    );
   });
   it("reads the payload with schema-include, and rejects a u without before", () => {
     const line = '{"schema":{},"payload":{"before":null,"after":{"id":3,"ts":null},"op":"c"}}';

@@ -8,7 +8,7 @@
  * |-----------------------------------|-------------------------------------------------------------|
  * | BOOLEAN                           | `boolean`                                                   |
  * | TINYINT, SMALLINT, INT            | `number` (an integer in range)                              |
- * | BIGINT                            | `number` (exact up to ±2^53; see docs: Weir differs here)   |
+ * | BIGINT                            | `number` within ±(2^53 − 1), else `bigint` (runtime bigint.ts) |
  * | FLOAT, DOUBLE                     | `number`                                                    |
  * | DECIMAL(p, s)                     | `bigint`: the unscaled value (12.30 in DECIMAL(18,2) = 1230n)|
  * | CHAR, VARCHAR, STRING             | `string`                                                    |

@@ -1,6 +1,6 @@
 import type { DataType } from "@weir/planner";
 import { formatType } from "@weir/planner";
-import { ConnectorError } from "@weir/runtime";
+import { ConnectorError, type Int64, int64ToBigint, normInt64, parseInt64 } from "@weir/runtime";
 import { parseDecimal } from "../formats/decimal.js";
 import type { Prng } from "./prng.js";
 
@@ -127,10 +127,30 @@ function random(
   switch (type.kind) {
     case "BOOLEAN":
       return (_i, rng) => (rng.nextU32() & 1) === 1;
+    case "BIGINT": {
+      // min/max may be anywhere in the 64-bit range (read exactly); the default stays ±(2^53 − 1)
+      const bound = (k: string, fallback: number): Int64 => {
+        const v = opt(k);
+        if (v === undefined) return fallback;
+        const n = parseInt64(v);
+        if (n === null)
+          throw new ConnectorError(
+            `option '${key(k)}' must be an integer in the BIGINT range, got '${v}'`,
+            "user",
+          );
+        return n;
+      };
+      const min = bound("min", Number.MIN_SAFE_INTEGER);
+      const max = bound("max", Number.MAX_SAFE_INTEGER);
+      if (min > max) throw new ConnectorError(`'${key("min")}' is greater than '${key("max")}'`, "user");
+      if (typeof min === "number" && typeof max === "number") return (_i, rng) => rng.nextInt(min, max);
+      const lo = int64ToBigint(min);
+      const hi = int64ToBigint(max);
+      return (_i, rng) => normInt64(rng.nextBigInt(lo, hi));
+    }
     case "TINYINT":
     case "SMALLINT":
     case "INT":
-    case "BIGINT":
     case "INTERVAL_DAY_TIME":
     case "INTERVAL_YEAR_MONTH": {
       const [lo, hi] = INT_BOUNDS[type.kind] as readonly [number, number];

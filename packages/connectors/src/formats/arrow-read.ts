@@ -9,7 +9,7 @@ import { FormatError } from "./errors.js";
  * width buffers are already offset to the chunk; list offsets index their child absolutely).
  *
  * Only conversions that lose nothing (apart from sub-millisecond digits of times, which Weir
- * truncates everywhere, and BIGINT beyond ±2^53, which Weir carries as a number) are accepted;
+ * truncates everywhere) are accepted;
  * anything else is an `ArrowTypeMismatch` naming the column path and both types.
  */
 export type ArrowValueReader = (data: A.Data, index: number) => unknown;
@@ -78,12 +78,10 @@ function compileNonNull(arrow: A.DataType, weir: DataType, path: string): ArrowV
       const fits = arrow.isSigned ? arrow.bitWidth <= width : arrow.bitWidth < width;
       if (!fits) throw mismatch(" (values may not fit)");
       if (arrow.bitWidth === 64) {
+        // the canonical BIGINT value: a number when safe, else the bigint itself
         return ({ values }, i) => {
           const v = (values as BigInt64Array)[i];
-          if (v > MAX_SAFE || v < -MAX_SAFE) {
-            throw new FormatError(`column '${path}': ${v} is beyond ±(2^53 - 1), the range of Weir's BIGINT`);
-          }
-          return Number(v);
+          return v > MAX_SAFE || v < -MAX_SAFE ? v : Number(v);
         };
       }
       return ({ values }, i) => (values as Int32Array)[i];

@@ -1,6 +1,6 @@
 import type { DataType, Field } from "@weir/planner";
 import { formatType } from "@weir/planner";
-import { ConnectorError, Op } from "@weir/runtime";
+import { ConnectorError, Op, parseInt64 } from "@weir/runtime";
 import { formatDecimal, parseDecimal } from "./decimal.js";
 import { FormatError } from "./errors.js";
 import type { FormatFactory, FormatOptions, RecordDecoder, RecordEncoder } from "./format.js";
@@ -113,6 +113,14 @@ function fieldDecoder(t: DataType, s: CsvSettings): CsvDecoder {
             : t.kind === "INT"
               ? [-2147483648, 2147483647]
               : [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
+      if (t.kind === "BIGINT")
+        return (x) => {
+          const v = x.trim();
+          if (!/^[+-]?\d+$/.test(v)) bad(x);
+          const n = parseInt64(v); // exact over the whole 64-bit range
+          if (n === null) throw new FormatError(`'${x}' is out of range for ${formatType(t)}`);
+          return n;
+        };
       return (x) => {
         const v = x.trim();
         if (!/^[+-]?\d+$/.test(v)) bad(x);

@@ -1,6 +1,7 @@
 import type { DataType, Field } from "@weir/planner";
+import { parseInt64 } from "@weir/runtime";
 import { parseDecimal } from "./decimal.js";
-import { MAX_JSON_DEPTH, parseJsonExact } from "./json-parse.js";
+import { MAX_JSON_DEPTH, parseJsonExact, parseJsonKeepingLongs } from "./json-parse.js";
 import { compileDecoder, type JsonDecoder, type JsonValueOptions } from "./json-values.js";
 import { fastDate, fastTimestamp } from "./temporal-fast.js";
 
@@ -63,6 +64,8 @@ interface FieldPlan {
   readonly precision: number;
   readonly scale: number;
   readonly row: RowPlan | null;
+  /** BIGINT: an integer beyond ±(2^53 − 1) is read from its text exactly (a bigint). */
+  readonly big: boolean;
 }
 
 interface RowPlan {
@@ -144,6 +147,7 @@ function planRow(
         precision: t.kind === "DECIMAL" ? t.precision : 0,
         scale: t.kind === "DECIMAL" ? t.scale : 0,
         row: t.kind === "ROW" ? planRow(t.fields, o) : null,
+        big: t.kind === "BIGINT",
       };
     }),
   };
@@ -309,6 +313,11 @@ class Reader {
           this.number();
           const v = this.smallInt ? this.intValue : Number(s.slice(start, this.p));
           if (Number.isInteger(v) && v >= f.lo && v <= f.hi) return v;
+          if (f.big) {
+            // a 64-bit id (a snowflake id, a Kafka offset): its digits, exactly
+            const x = parseInt64(s.slice(start, this.p));
+            if (x !== null) return x;
+          }
           throw GIVE_UP;
         }
         break;
@@ -364,7 +373,7 @@ class Reader {
     const start = this.p;
     this.skip();
     const text = s.slice(start, this.p);
-    return f.dec(this.exact ? parseJsonExact(text) : JSON.parse(text));
+    return f.dec(this.exact ? parseJsonExact(text) : parseJsonKeepingLongs(text));
   }
 
   /** A DECIMAL from a JSON number: by hand when it needs no rounding and fits a double exactly. */

@@ -1,5 +1,6 @@
 import type { DataType, Field } from "@weir/planner";
 import { formatType } from "@weir/planner";
+import { parseInt64 } from "@weir/runtime";
 import { formatDecimal, parseDecimal } from "./decimal.js";
 import { FormatError } from "./errors.js";
 import { JsonNumber } from "./json-parse.js";
@@ -154,14 +155,38 @@ const INT_RANGES = {
   BIGINT: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
 } as const;
 
+/**
+ * BIGINT: a JSON integer, or a string of one (Flink's `Long.parseLong(text.trim())`), read exactly
+ * over the whole 64-bit range (see @weir/runtime's int64 helpers); a double that is integral and
+ * safe (`1.0`) reads as before.
+ */
+function bigintDecoder(t: DataType): JsonDecoder {
+  const range = (json: unknown): never => {
+    throw new FormatError(`${describe(json)} is out of range for BIGINT`);
+  };
+  return (json) => {
+    if (typeof json === "number") {
+      if (!Number.isInteger(json)) return mismatch(t, json);
+      return Number.isSafeInteger(json) ? json : range(json);
+    }
+    const src = json instanceof JsonNumber ? json.text : typeof json === "string" ? json.trim() : null;
+    if (src === null) return mismatch(t, json);
+    const v = parseInt64(src);
+    if (v !== null) return v;
+    if (/^[+-]?\d+$/.test(src)) return range(json);
+    const n = numberOf(t, json);
+    return Number.isSafeInteger(n) ? n : mismatch(t, json);
+  };
+}
+
 function integer(t: DataType & { kind: keyof typeof INT_RANGES }): JsonDecoder {
+  if (t.kind === "BIGINT") return bigintDecoder(t);
   const [lo, hi] = INT_RANGES[t.kind];
   return (json) => {
     const n = numberOf(t, json);
     if (!Number.isInteger(n)) mismatch(t, json);
     if (n < lo || n > hi) {
-      const extra = t.kind === "BIGINT" ? " (Weir's BIGINT is exact only within ±2^53 − 1)" : "";
-      throw new FormatError(`${describe(json)} is out of range for ${t.kind}${extra}`);
+      throw new FormatError(`${describe(json)} is out of range for ${t.kind}`);
     }
     return n;
   };

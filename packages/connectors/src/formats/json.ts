@@ -3,7 +3,7 @@ import { type ChangeBatchBuilder, ConnectorError, Op } from "@weir/runtime";
 import { FormatError } from "./errors.js";
 import type { FormatFactory, FormatOptions, RecordDecoder, RecordEncoder } from "./format.js";
 import { compileFastRowReader } from "./json-fast.js";
-import { parseJsonExact } from "./json-parse.js";
+import { parseJsonExact, parseJsonKeepingLongs } from "./json-parse.js";
 import {
   compileRowDecoder,
   compileRowEncoder,
@@ -34,7 +34,10 @@ export function ignoreParseErrors(options: FormatOptions): boolean {
   return ignore;
 }
 
-/** `JSON.parse`, or the exact parser when DECIMAL values must keep their source digits. */
+/**
+ * The exact parser when DECIMAL values must keep their source digits, else `JSON.parse` (with the
+ * exact parser for a line that may hold an integer beyond ±(2^53 − 1): a BIGINT keeps its digits).
+ */
 export function jsonLineParser(
   fields: readonly Field[],
   projection?: ReadonlySet<number>,
@@ -44,7 +47,7 @@ export function jsonLineParser(
   }
   return (line) => {
     try {
-      return JSON.parse(line);
+      return parseJsonKeepingLongs(line);
     } catch (e) {
       throw new FormatError(`malformed JSON: ${(e as Error).message}`);
     }

@@ -1,4 +1,4 @@
-import { ConnectorError } from "@weir/runtime";
+import { ConnectorError, parseInt64 } from "@weir/runtime";
 import type { KafkaMessage } from "./client.js";
 
 /** A metadata column's value for one record of `topic`/`partition`. */
@@ -10,7 +10,8 @@ const TIMESTAMP_TYPES = ["CreateTime", "LogAppendTime"] as const;
 export const KAFKA_METADATA: Readonly<Record<string, MetadataGetter>> = {
   topic: (_m, topic) => topic,
   partition: (_m, _t, partition) => partition,
-  offset: (m) => Number(m.offset),
+  // a 64-bit offset (a string from the client), exact over the whole BIGINT range
+  offset: (m) => parseInt64(String(m.offset)),
   timestamp: (m) => {
     const ts = Number(m.timestamp);
     return ts < 0 ? null : ts;

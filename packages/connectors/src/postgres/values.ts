@@ -1,8 +1,9 @@
 import type { DataType } from "@weir/planner";
 import { formatType } from "@weir/planner";
+import { parseInt64 } from "@weir/runtime";
 import { formatDecimal, parseDecimal } from "../formats/decimal.js";
 import { FormatError } from "../formats/errors.js";
-import { parseJsonExact } from "../formats/json-parse.js";
+import { parseJsonExact, parseJsonKeepingLongs } from "../formats/json-parse.js";
 import {
   compileDecoder,
   compileEncoder,
@@ -227,7 +228,7 @@ export function compileValueDecoder(t: DataType): ValueDecoder {
   if (storedAsJson(t)) {
     const dec = compileDecoder(t, JSON_OPTIONS);
     const exact = typeHasDecimal(t);
-    return (text) => dec(exact ? parseJsonExact(text) : JSON.parse(text));
+    return (text) => dec(exact ? parseJsonExact(text) : parseJsonKeepingLongs(text));
   }
   switch (t.kind) {
     case "BOOLEAN":
@@ -236,6 +237,13 @@ export function compileValueDecoder(t: DataType): ValueDecoder {
     case "SMALLINT":
     case "INT":
     case "BIGINT":
+      // int8 arrives as text: read exactly over the whole 64-bit range
+      if (t.kind === "BIGINT")
+        return (text) => {
+          const n = parseInt64(text);
+          if (n === null) throw new FormatError(`${text} is not exact as ${formatType(t)}`);
+          return n;
+        };
       return (text) => {
         const n = Number(text);
         if (!Number.isSafeInteger(n)) throw new FormatError(`${text} is not exact as ${formatType(t)}`);

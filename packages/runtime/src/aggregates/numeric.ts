@@ -35,7 +35,7 @@ export function toDouble(v: unknown, scale: number): number {
 
 /**
  * A numeric result in the JS value of `type`, the way Java casts it: integral types truncate
- * toward zero and wrap around (TINYINT/SMALLINT/INT; BIGINT is a double, exact to 2^53), FLOAT
+ * toward zero and wrap around (TINYINT/SMALLINT/INT; BIGINT truncates, for results within ±2^53), FLOAT
  * rounds to single precision, DECIMAL rounds half up to the type's scale.
  */
 export function castNumber(x: number, type: DataType): unknown {

@@ -1,5 +1,14 @@
 import type { DataType } from "@weir/planner";
 import { formatType, isNumeric, STRING_LENGTH } from "@weir/planner";
+import type { Int64 } from "./bigint.js";
+import {
+  int64FromBigint,
+  int64FromDouble,
+  int64Narrow,
+  int64OrNull,
+  int64ToBigint,
+  int64ToDouble,
+} from "./bigint.js";
 import {
   flinkTimestampShape,
   floorDiv,
@@ -13,8 +22,8 @@ import {
   decimalFromInteger,
   decimalFromNumber,
   decimalToNumber,
-  decimalTruncToNumber,
   parseDecimal,
+  pow10,
   rescale,
 } from "./decimal.js";
 import { ExpressionError } from "./errors.js";
@@ -30,6 +39,16 @@ const identity: CastFn = (v) => v;
 function fail(value: unknown, from: DataType, to: DataType): never {
   const shown = typeof value === "string" ? `'${value}'` : String(value);
   throw new ExpressionError(`Cannot cast ${shown} of type ${formatType(from)} to ${formatType(to)}`);
+}
+
+/** A long narrowed to an integer type (BIGINT keeps it). */
+function narrowInt64(kind: string, v: Int64): Int64 {
+  return kind === "BIGINT" ? v : int64Narrow(v, kind === "INT" ? 32 : kind === "SMALLINT" ? 16 : 8);
+}
+
+/** The integral part of a DECIMAL, truncated toward zero and wrapped to a long. */
+function decimalTruncToInt64(unscaled: bigint, scale: number): Int64 {
+  return int64FromBigint(scale === 0 ? unscaled : unscaled / pow10(scale));
 }
 
 /** Java's narrowing of an integer to the target's width (two's-complement wrap-around). */
@@ -52,13 +71,13 @@ function wrapInteger(kind: string): (x: number) => number {
  * '3.7' is 3, '.5' is 0); anything else, or a value outside [min, max], is not a number (null).
  */
 const INTEGER_TEXT = /^([+-]?)(\d*)(?:\.\d*)?$/;
-function parseJavaInteger(text: string, min: bigint, max: bigint): number | null {
+function parseJavaInteger(text: string, min: bigint, max: bigint): Int64 | null {
   const s = trimSpaces(text);
   const m = INTEGER_TEXT.exec(s);
   if (m === null || s === "" || s === "+" || s === "-") return null;
   const digits = m[2] === "" ? 0n : BigInt(m[2]);
   const n = m[1] === "-" ? -digits : digits;
-  return n < min || n > max ? null : Number(n);
+  return n < min || n > max ? null : int64OrNull(n);
 }
 
 /** BinaryStringData.trim(): removes leading and trailing spaces (0x20), nothing else. */
@@ -83,7 +102,7 @@ export function parseJavaDouble(text: string): number | null {
  * Java's narrowing of a double to an integer type: NaN is 0, out-of-range values saturate to
  * the int (long for BIGINT) bounds, and TINYINT/SMALLINT then wrap from the int.
  */
-function doubleToInteger(kind: string): (x: number) => number {
+function doubleToInteger(kind: string): (x: number) => Int64 {
   const toInt = (x: number) =>
     Number.isNaN(x) ? 0 : x >= 2147483647 ? 2147483647 : x <= -2147483648 ? -2147483648 : Math.trunc(x);
   switch (kind) {
@@ -94,7 +113,7 @@ function doubleToInteger(kind: string): (x: number) => number {
     case "INT":
       return toInt;
     default:
-      return (x) => (Number.isNaN(x) ? 0 : Math.max(-(2 ** 63), Math.min(2 ** 63, Math.trunc(x))));
+      return int64FromDouble;
   }
 }
 
@@ -192,7 +211,11 @@ function fitBinary(bytes: Uint8Array, to: DataType): Uint8Array {
 
 function fromNumeric(from: DataType, to: DataType): CastFn {
   const asNumber: (v: unknown) => number =
-    from.kind === "DECIMAL" ? (v) => decimalToNumber(v as bigint, from.scale) : (v) => v as number;
+    from.kind === "DECIMAL"
+      ? (v) => decimalToNumber(v as bigint, from.scale)
+      : from.kind === "BIGINT"
+        ? (v) => int64ToDouble(v as Int64)
+        : (v) => v as number;
   switch (to.kind) {
     case "BOOLEAN":
       return from.kind === "DECIMAL" ? (v) => v !== 0n : (v) => v !== 0;
@@ -201,8 +224,11 @@ function fromNumeric(from: DataType, to: DataType): CastFn {
     case "INT":
     case "BIGINT": {
       const wrap = wrapInteger(to.kind);
-      if (from.kind === "DECIMAL") return (v) => wrap(decimalTruncToNumber(v as bigint, from.scale));
+      // DECIMAL → integer is Java's BigDecimal.longValue() (64-bit wrap), then (int)/(short)/(byte)
+      if (from.kind === "DECIMAL")
+        return (v) => narrowInt64(to.kind, decimalTruncToInt64(v as bigint, from.scale));
       if (from.kind === "FLOAT" || from.kind === "DOUBLE") return doubleToInteger(to.kind) as CastFn;
+      if (from.kind === "BIGINT") return (v) => narrowInt64(to.kind, v as Int64);
       return (v) => wrap(v as number);
     }
     case "FLOAT":
@@ -215,6 +241,8 @@ function fromNumeric(from: DataType, to: DataType): CastFn {
       if (from.kind === "FLOAT" || from.kind === "DOUBLE") {
         return (v) => decimalFromNumber(v as number, to.precision, to.scale);
       }
+      if (from.kind === "BIGINT")
+        return (v) => checkPrecision(int64ToBigint(v as Int64) * pow10(to.scale), to.precision);
       return (v) => decimalFromInteger(v as number, to.precision, to.scale);
     case "INTERVAL_DAY_TIME":
     case "INTERVAL_YEAR_MONTH":

@@ -1,5 +1,6 @@
 import type { Call, CaseWhen, DataType, Expr, Literal } from "@weir/planner";
 import { canonicalFunctionName, formatType, withNullable } from "@weir/planner";
+import { int64OrNull } from "./bigint.js";
 import type { CallSite } from "./callSite.js";
 import { castFunction } from "./cast.js";
 import type { EvalContext } from "./context.js";
@@ -109,7 +110,7 @@ class CodeGen {
       case "VARBINARY":
         return this.env(Uint8Array.from(Buffer.from(String(value), "hex")));
       case "BIGINT":
-        return numberAtom(Number(value));
+        return int64Atom(value);
       default:
         if (typeof value === "number") return numberAtom(value);
         return JSON.stringify(value);
@@ -289,6 +290,14 @@ class CodeGen {
     compileStats.functionsCreated++;
     return factory(...this.envValues);
   }
+}
+
+/** A BIGINT literal (a number, or decimal text outside ±2^53) in its canonical run-time form. */
+function int64Atom(value: string | number | boolean): string {
+  const v = typeof value === "number" ? value : int64OrNull(BigInt(String(value)));
+  if (v === null) throw new ExpressionError(`BIGINT literal ${value} is out of range`);
+  if (typeof v === "number") return numberAtom(v);
+  return v < 0n ? `(${v}n)` : `${v}n`;
 }
 
 function numberAtom(n: number): string {

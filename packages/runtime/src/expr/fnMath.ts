@@ -1,4 +1,6 @@
 import type { DataType } from "@weir/planner";
+import type { Int64 } from "./bigint.js";
+import { int64Abs, int64RoundInteger } from "./bigint.js";
 import type { CallSite, FnImpl } from "./callSite.js";
 import { fnFor, fnOf, inline } from "./callSite.js";
 import { decimalCeil, decimalFloor, decimalRound, decimalTruncate, rescale } from "./decimal.js";
@@ -43,6 +45,7 @@ function rounding(truncate: boolean): FnImpl {
       const f = truncate ? truncateDouble : roundHalfUp;
       return t.kind === "FLOAT" ? (x: number, r = 0) => Math.fround(f(x, r)) : (x: number, r = 0) => f(x, r);
     }
+    if (t.kind === "BIGINT") return (x: Int64, r = 0) => int64RoundInteger(x, r, truncate);
     return (x: number, r = 0) => roundInteger(x, r, truncate);
   });
 }
@@ -64,6 +67,7 @@ function floorCeilNumeric(ceil: boolean): (c: CallSite) => string {
 function sign(t: DataType): (x: unknown) => unknown {
   if (t.kind === "DECIMAL")
     return (x) => rescale((x as bigint) > 0n ? 1n : (x as bigint) < 0n ? -1n : 0n, 0, t.scale);
+  if (t.kind === "BIGINT") return (x) => (typeof x === "bigint" ? (x > 0n ? 1 : -1) : Math.sign(x as number));
   return (x) => Math.sign(x as number);
 }
 
@@ -78,6 +82,8 @@ function absOf(kind: string): (x: never) => unknown {
       return (x: number) => (Math.abs(x) << 16) >> 16;
     case "INT":
       return (x: number) => Math.abs(x) | 0;
+    case "BIGINT":
+      return int64Abs;
     default:
       return Math.abs;
   }

@@ -1,4 +1,5 @@
 import type { DataType } from "@weir/planner";
+import { bigintArithmetic, bigintNegate } from "./bigint-codegen.js";
 import type { CallSite, FnImpl } from "./callSite.js";
 import { fnFor, inline } from "./callSite.js";
 import {
@@ -56,6 +57,7 @@ const shape = (t: DataType): DecimalShape => t as unknown as DecimalShape;
 
 function asNumber(c: CallSite, i: number): string {
   const t = c.argTypes[i];
+  if (t.kind === "BIGINT") return `Number(${c.args[i]})`; // a bigint beyond ±2^53
   return t.kind === "DECIMAL" ? `${c.env(decimalToNumber)}(${c.args[i]}, ${t.scale})` : c.args[i];
 }
 
@@ -139,6 +141,9 @@ function arithmetic(op: Op): FnImpl {
         return `${c.env(make(shape(ta), shape(tb), shape(t)))}(${a}, ${b})`;
       }
       if (t.kind === "DOUBLE" || t.kind === "FLOAT") return wrap(t.kind, `${a} ${op} ${b}`);
+      // BIGINT % INT is INT (Calcite), but its dividend may still be a bigint
+      if (t.kind === "BIGINT" || (op === "%" && (ta.kind === "BIGINT" || tb.kind === "BIGINT")))
+        return bigintArithmetic(op, c);
       // exact integers: Java semantics (wrap-around, truncating division, division by zero fails)
       if (op === "/" || op === "%") {
         const zero = c.env(divisionByZero);
@@ -152,7 +157,10 @@ function arithmetic(op: Op): FnImpl {
 }
 
 const negate: FnImpl = {
-  gen: (c) => wrap(c.type.kind === "DECIMAL" ? "" : c.type.kind, `-(${c.args[0]})`),
+  gen: (c) =>
+    c.type.kind === "BIGINT"
+      ? bigintNegate(c)
+      : wrap(c.type.kind === "DECIMAL" ? "" : c.type.kind, `-(${c.args[0]})`),
 };
 
 /** Comparison code over two non-null operands of the same type. */

@@ -393,7 +393,7 @@ const toTimestampLtz: FnImpl = {
     const num =
       t.kind === "DECIMAL"
         ? (v: unknown) => decimalToNumber(v as bigint, t.scale)
-        : (v: unknown) => v as number;
+        : (v: unknown) => Number(v); // a BIGINT beyond ±2^53 is a bigint (out of range anyway)
     const f = (v: unknown, precision = 3) => {
       if (precision !== 0 && precision !== 3) {
         throw new ExpressionError(`TO_TIMESTAMP_LTZ: precision must be 0 or 3, got ${precision}`);
@@ -407,7 +407,7 @@ const toTimestampLtz: FnImpl = {
 };
 
 /** Long.MIN_VALUE: Flink's UNIX_TIMESTAMP result for text that does not parse. */
-const UNPARSEABLE = -(2 ** 63);
+const UNPARSEABLE = -(2n ** 63n);
 
 const unixTimestamp: FnImpl = {
   gen: (c) => {
@@ -438,7 +438,7 @@ const fromUnixtime: FnImpl = {
     const t = c.argTypes[0];
     const zone = c.zone;
     const f = (v: unknown, fmt = DEFAULT_FORMAT) => {
-      const secs = t.kind === "DECIMAL" ? decimalToNumber(v as bigint, t.scale) : (v as number);
+      const secs = t.kind === "DECIMAL" ? decimalToNumber(v as bigint, t.scale) : Number(v);
       const ms = instantOrNull(javaLong(secs) * 1000);
       return ms === null ? null : dateFormatter(fmt)(instantToLocal(ms, zone));
     };

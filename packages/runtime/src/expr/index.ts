@@ -1,3 +1,20 @@
+export type { Int64 } from "./bigint.js";
+export {
+  INT64_MAX,
+  INT64_MIN,
+  int64Add,
+  int64Div,
+  int64FromBigint,
+  int64Mod,
+  int64Mul,
+  int64Neg,
+  int64OrNull,
+  int64Sub,
+  int64ToBigint,
+  isInt64,
+  normInt64,
+  parseInt64,
+} from "./bigint.js";
 export type { CastFn } from "./cast.js";
 export { castFunction } from "./cast.js";
 export type { CompiledExpr, CompiledPredicate, CompiledProjection } from "./compile.js";

@@ -32,7 +32,8 @@ const NUMERIC_KINDS = new Set([
 
 /**
  * A codec for the key fields `fields` of rows whose field types are `types` (indexed like the
- * row). Fast paths: a single numeric field is its own number key (NULL is `""`); a single string
+ * row). Fast paths: a single numeric field is its own number key (NULL is `""`; a BIGINT beyond
+ * ±(2^53 − 1) is `b<digits>`); a single string
  * field is its own string key (NULL is the number 0). Anything else uses the tagged string form of
  * {@link encodeKeyValues}. With no key fields every row has the key 0 (a global aggregate).
  */
@@ -41,6 +42,17 @@ export function keyCodec(fields: readonly number[], types: readonly DataType[]):
   if (fields.length === 1) {
     const f = fields[0];
     const kind = types[f]?.kind;
+    if (kind === "BIGINT") {
+      // a BIGINT outside ±(2^53 − 1) is a bigint (expr/bigint.ts): its key is the text `b<digits>`
+      return {
+        fields,
+        encode: (row) => {
+          const v = row[f];
+          return v === null || v === undefined ? "" : typeof v === "bigint" ? `b${v}` : (v as number);
+        },
+        decode: (key) => [typeof key === "number" ? key : key === "" ? null : BigInt(key.slice(1))],
+      };
+    }
     if (kind !== undefined && NUMERIC_KINDS.has(kind)) {
       return {
         fields,
