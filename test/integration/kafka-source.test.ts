@@ -295,4 +295,40 @@ describe("kafka source: bad records", () => {
     expect(skipping.metrics.get("skippedRecords")).toBe(2);
     expect(skipping.reader.position()).toEqual({ [topic]: { "0": 1, "1": 4 } });
   });
+
+  it("decodes only the value fields the query reads: a wrong type in another one is no bad record", async () => {
+    const topic = await kafka.topic("projected", 1);
+    await kafka.produce(topic, [
+      { partition: 0, value: JSON.stringify({ id: "three", v: "a" }) },
+      { partition: 0, value: JSON.stringify({ id: 4, v: "b" }) },
+      { partition: 0, value: '{"id":5,"v":"c"' },
+    ]);
+    const options = {
+      topic,
+      format: "json",
+      "scan.startup.mode": "earliest-offset",
+      "scan.bounded.mode": "latest-offset",
+    };
+    // Every column read: the wrong type fails at its record.
+    const all = await openReader(sourceNode(ID_V, options));
+    const wrongType = await pollToEnd(all.reader).catch((e: unknown) => e);
+    await all.reader.close();
+    expect((wrongType as ConnectorError).location).toBe(`topic ${topic} partition 0 offset 0`);
+    // Only `v` read (the planner's projection push-down): `id` is checked for syntax only, so the
+    // first record reads, and the malformed third one still fails at its offset.
+    const projected = await openReader({ ...sourceNode(ID_V, options), projectedColumns: [1] });
+    const changes: string[] = [];
+    const malformed = await (async () => {
+      for (;;) {
+        const r = await projected.reader.poll(1);
+        if (r.kind === "end") return null;
+        if (r.kind === "idle") await new Promise((res) => setTimeout(res, 10));
+        if (r.kind === "data")
+          for (const s of r.splits) changes.push(...s.batch.rows.map((row) => JSON.stringify(row)));
+      }
+    })().catch((e: unknown) => e);
+    await projected.reader.close();
+    expect(changes).toEqual(['[null,"a"]', '[null,"b"]']);
+    expect((malformed as ConnectorError).location).toBe(`topic ${topic} partition 0 offset 2`);
+  });
 });

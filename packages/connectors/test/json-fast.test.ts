@@ -2,6 +2,7 @@ import { type Field, T } from "@weir/planner";
 import { ChangeBatchBuilder } from "@weir/runtime";
 import { describe, expect, it } from "vitest";
 import { jsonLineParser, jsonValueOptions } from "../src/formats/json.js";
+import { compileByteRowReader } from "../src/formats/json-bytes.js";
 import { compileFastRowReader } from "../src/formats/json-fast.js";
 import { compileRowDecoder } from "../src/formats/json-values.js";
 import { fastDate, fastTimestamp } from "../src/formats/temporal-fast.js";
@@ -33,6 +34,8 @@ function formatPath(
   options: Record<string, string>,
   projection?: Set<number>,
   fromBytes = false,
+  /** Straight from the bytes first (`decodeBytes`, as the Kafka codec), then the text paths. */
+  bytesFirst = false,
 ) {
   const dec = jsonFormat.decoder(fields, new FormatOptions(options, "json", projection));
   return (line: string): Outcome => {
@@ -40,6 +43,8 @@ function formatPath(
     try {
       // As the file source and the Kafka codec call it: with the bytes when one byte per unit.
       const bytes = Buffer.from(line, "utf8");
+      if (bytesFirst && dec.decodeBytes?.(bytes, 0, bytes.length, out))
+        return { row: out.finish().rows[0] as unknown[] };
       if (fromBytes && bytes.length === line.length) dec.decodeFrom!(line, { buffer: bytes, start: 0 }, out);
       else dec.decode(line, out);
     } catch (e) {
@@ -69,7 +74,11 @@ function expectSame(
   proj?: Set<number>,
 ) {
   const full = fullPath(fields, options, proj);
-  for (const fmt of [formatPath(fields, options, proj), formatPath(fields, options, proj, true)]) {
+  for (const fmt of [
+    formatPath(fields, options, proj),
+    formatPath(fields, options, proj, true),
+    formatPath(fields, options, proj, true, true),
+  ]) {
     for (const line of lines) {
       // A blank line is no record for the format (before either path runs).
       if (line.trim() === "") continue;
@@ -260,6 +269,24 @@ describe("json fast path: same rows and errors as the full path", () => {
     expectSame(ORDER, VALID, {}, new Set([1]));
   });
 
+  it("with a spare slot per row (the Kafka source's cached rowtime): the same rows, of the fields' length", () => {
+    const o = jsonValueOptions(new FormatOptions({}, "json"));
+    for (const proj of [undefined, new Set([0, 3])]) {
+      const spare = compileFastRowReader(ORDER, o, proj, true, 1)!;
+      const plain = compileFastRowReader(ORDER, o, proj, true)!;
+      for (const line of VALID) {
+        const a = spare(line);
+        const b = plain(line);
+        expect(a === undefined ? undefined : same(a, b)).toBe(b === undefined ? undefined : true);
+        if (a === undefined) continue;
+        expect(a.length).toBe(ORDER.length);
+        a.push("rowtime");
+        expect(a.length).toBe(ORDER.length + 1);
+        expect(a.at(-1)).toBe("rowtime");
+      }
+    }
+  });
+
   it("with fail-on-missing-field and ISO-8601 timestamps", () => {
     expectSame(ORDER, VALID, { "json.fail-on-missing-field": "true" });
     expectSame(ORDER, VALID, { "json.fail-on-missing-field": "true" }, new Set([0, 1]));
@@ -353,6 +380,19 @@ describe("json fast path: same rows and errors as the full path", () => {
       const expected = full(bytes.toString("utf8").replace(/\n$/, "")) as { row: unknown[] };
       expect(out.finish().rows[0]).toEqual(expected.row);
     }
+  });
+
+  it("the byte reader reads only its range of a larger buffer, and gives up on non-ASCII bytes", () => {
+    const o = jsonValueOptions(new FormatOptions({}, "json"));
+    const read = compileByteRowReader(ORDER, o, undefined, true)!;
+    const record = '{"event_id":"a value longer than twelve","n":7}';
+    const buf = Buffer.from(`{"n":1}${record}{"n":2`);
+    const row = read(buf, 7, 7 + record.length)!;
+    expect(row[0]).toBe("a value longer than twelve");
+    expect(row[1]).toBe(7);
+    expect(read(buf, 7, 7 + record.length - 1)).toBeUndefined(); // cut before the closing brace
+    expect(read(Buffer.from('{"event_id":"é"}'), 0, 17)).toBeUndefined();
+    expect(compileByteRowReader([{ name: "toString", type: S }], o, undefined, false)).toBeNull();
   });
 
   it("a schema with a field named like an Object.prototype member keeps the full path", () => {

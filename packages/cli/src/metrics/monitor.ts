@@ -80,6 +80,13 @@ export interface OperatorSnapshot {
   readonly watermark: number | null;
 }
 
+/**
+ * Splits sort by name, numbers by value (`t-2` before `t-10`). One collator for every call:
+ * `localeCompare` with a locale builds one per comparison, which cost the job's thread ~3% of a
+ * Kafka run's CPU through the once-a-second alarm evaluation.
+ */
+const SPLIT_ORDER = new Intl.Collator("en", { numeric: true });
+
 /** A live view of one job for the exposition and the alarms. */
 export class JobMonitor {
   readonly thresholds: AlarmThresholds;
@@ -170,7 +177,7 @@ export class JobMonitor {
         table: s.node.table,
         connector: s.node.connector,
         ended: s.task.op.ended,
-        splits: [...splits.values()].sort((a, b) => a.split.localeCompare(b.split, "en", { numeric: true })),
+        splits: [...splits.values()].sort((a, b) => SPLIT_ORDER.compare(a.split, b.split)),
       });
     }
     return out;

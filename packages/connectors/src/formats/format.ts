@@ -18,6 +18,12 @@ export interface RecordDecoder {
    * the line (see `AsciiSource`). Optional; callers fall back to `decode`.
    */
   decodeFrom?(line: string, bytes: AsciiSource, out: ChangeBatchBuilder): void;
+  /**
+   * Reads one record straight from `bytes[start..end)` (UTF-8) and appends its changes, or
+   * returns false without appending anything when it cannot decide without the text (the caller
+   * then decodes the text and calls `decode`/`decodeFrom`, which give the changes or the error).
+   */
+  decodeBytes?(bytes: Buffer, start: number, end: number, out: ChangeBatchBuilder): boolean;
   /** `<format>.ignore-parse-errors`: the connector skips bad records (and counts them) instead of failing. */
   readonly ignoreParseErrors: boolean;
   /** The first line of each file is a header to skip (`'csv.header' = 'true'`). */
@@ -48,6 +54,12 @@ export class FormatOptions {
      * leave every other field NULL without converting it. Undefined: all fields are read.
      */
     readonly projection?: ReadonlySet<number>,
+    /**
+     * Slots a decoder may leave free at the end of each row it builds (as capacity; the row's
+     * length is the fields'), for a reader that appends a value to the row afterwards (the Kafka
+     * source's cached rowtime) without the row being reallocated. A hint only.
+     */
+    readonly spareSlots = 0,
   ) {}
 
   get(key: string): string | undefined {

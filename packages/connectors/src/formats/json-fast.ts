@@ -37,9 +37,9 @@ export interface AsciiSource {
 const MIN_SLICED = 13;
 
 /** Thrown inside the reader to give up; never escapes it. */
-const GIVE_UP = new Error("json fast path: give up");
+export const GIVE_UP = new Error("json fast path: give up");
 
-enum K {
+export enum K {
   STRING,
   INTEGER,
   DOUBLE,
@@ -54,7 +54,7 @@ enum K {
   OTHER,
 }
 
-interface FieldPlan {
+export interface FieldPlan {
   readonly name: string;
   readonly kind: K;
   /** The full path's decoder for this field's type (values that are not null). */
@@ -68,7 +68,7 @@ interface FieldPlan {
   readonly big: boolean;
 }
 
-interface RowPlan {
+export interface RowPlan {
   /** All fields of the row, in schema order; `null` for a field the query does not read. */
   readonly fields: readonly (FieldPlan | null)[];
   readonly names: readonly string[];
@@ -124,7 +124,7 @@ function kindOf(t: DataType): K {
   }
 }
 
-function planRow(
+export function planRow(
   fields: readonly { readonly name: string; readonly type: DataType }[],
   o: JsonValueOptions,
   projection?: ReadonlySet<number>,
@@ -154,7 +154,17 @@ function planRow(
 }
 
 /** Exact powers of ten as doubles (10^0 .. 10^22). */
-const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
+export const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
+
+/**
+ * `obj[name]` of the full path finds Object.prototype's members (`toString`, `__proto__`) for
+ * such a name; the fast path would not, so those schemas keep the full path alone.
+ */
+export function hasSpecialName(fs: readonly { name: string; type: DataType }[]): boolean {
+  return fs.some(
+    (f) => f.name in Object.prototype || (f.type.kind === "ROW" && hasSpecialName(f.type.fields)),
+  );
+}
 
 /**
  * The fast reader for a `json` table, or null when the schema needs something it does not
@@ -166,14 +176,12 @@ export function compileFastRowReader(
   projection: ReadonlySet<number> | undefined,
   /** Whether the full path uses the exact parser (numbers keep their source text). */
   exact: boolean,
+  /** Free capacity to leave at the end of each row (see `FormatOptions.spareSlots`). */
+  spareSlots = 0,
 ): FastRowReader | null {
-  // `obj[name]` of the full path finds Object.prototype's members (`toString`, `__proto__`) for
-  // such a name; the fast path would not, so those schemas keep the full path alone.
-  const special = (fs: readonly { name: string; type: DataType }[]): boolean =>
-    fs.some((f) => f.name in Object.prototype || (f.type.kind === "ROW" && special(f.type.fields)));
-  if (special(fields)) return null;
+  if (hasSpecialName(fields)) return null;
   const plan = planRow(fields, o, projection);
-  const reader = new Reader(exact, o.failOnMissingField);
+  const reader = new Reader(exact, o.failOnMissingField, spareSlots);
   return (line, bytes) => reader.read(line, plan, bytes);
 }
 
@@ -195,6 +203,8 @@ class Reader {
     private readonly exact: boolean,
     /** `fail-on-missing-field`. */
     private readonly strict: boolean,
+    /** Free capacity at the end of a top-level row. */
+    private readonly spare: number,
   ) {}
 
   read(line: string, plan: RowPlan, bytes: AsciiSource | undefined): unknown[] | undefined {
@@ -205,7 +215,7 @@ class Reader {
     try {
       this.ws();
       if (line.charCodeAt(this.p) !== 123) return undefined;
-      const row = this.object(plan);
+      const row = this.object(plan, this.spare);
       this.ws();
       return this.p === line.length ? row : undefined;
     } catch {
@@ -227,11 +237,18 @@ class Reader {
   }
 
   /** At `{`: the row of `plan`'s fields (NULL where absent; giving up for a missing field the options forbid). */
-  private object(plan: RowPlan): unknown[] {
+  private object(plan: RowPlan, spare = 0): unknown[] {
     if (++this.depth > MAX_JSON_DEPTH) throw GIVE_UP;
     const s = this.s;
     const n = plan.n;
-    const row = new Array<unknown>(n).fill(null);
+    let row: unknown[];
+    if (spare === 0) row = new Array<unknown>(n).fill(null);
+    else {
+      // The capacity stays when the length is cut (`pop` keeps the store; setting `length` is a
+      // runtime call): a value appended later needs no new store.
+      row = new Array<unknown>(n + spare).fill(null);
+      for (let k = 0; k < spare; k++) row.pop();
+    }
     let seen = 0;
     let expect = 0;
     this.p++;
@@ -270,6 +287,8 @@ class Reader {
         const f = idx < 0 ? null : plan.fields[idx];
         if (f === null) {
           this.skip();
+          // A field the query does not read: the next key is still most likely the next field.
+          if (idx >= 0) expect = idx + 1;
         } else {
           row[idx] = this.value(f);
           if (idx < 31) seen |= 1 << idx;
@@ -545,7 +564,7 @@ class Reader {
 }
 
 /** Gives up unless every backslash in `s[start..end)` starts a valid JSON escape. */
-function checkEscapes(s: string, start: number, end: number): void {
+export function checkEscapes(s: string, start: number, end: number): void {
   for (let i = start; i < end; i++) {
     if (s.charCodeAt(i) !== 92) continue;
     const e = s.charCodeAt(i + 1);

@@ -2,6 +2,7 @@ import type { Field } from "@weir/planner";
 import { type ChangeBatchBuilder, ConnectorError, Op } from "@weir/runtime";
 import { FormatError } from "./errors.js";
 import type { FormatFactory, FormatOptions, RecordDecoder, RecordEncoder } from "./format.js";
+import { compileByteRowReader } from "./json-bytes.js";
 import { compileFastRowReader } from "./json-fast.js";
 import { parseJsonExact, parseJsonKeepingLongs } from "./json-parse.js";
 import {
@@ -75,7 +76,20 @@ export const jsonFormat: FormatFactory = {
     const parse = jsonLineParser(fields, options.projection);
     const valueOptions = jsonValueOptions(options);
     const toRow = compileRowDecoder(fields, valueOptions, options.projection);
-    const fast = compileFastRowReader(fields, valueOptions, options.projection, parse === parseJsonExact);
+    const fast = compileFastRowReader(
+      fields,
+      valueOptions,
+      options.projection,
+      parse === parseJsonExact,
+      options.spareSlots,
+    );
+    const bytesFast = compileByteRowReader(
+      fields,
+      valueOptions,
+      options.projection,
+      parse === parseJsonExact,
+      options.spareSlots,
+    );
     const full = (line: string, out: ChangeBatchBuilder): void => {
       if (isBlank(line)) return;
       let row: unknown[];
@@ -101,6 +115,16 @@ export const jsonFormat: FormatFactory = {
         if (quick === undefined) full(line, out);
         else out.push(Op.INSERT, quick);
       },
+      ...(bytesFast === null
+        ? {}
+        : {
+            decodeBytes(bytes: Buffer, start: number, end: number, out: ChangeBatchBuilder): boolean {
+              const quick = bytesFast(bytes, start, end);
+              if (quick === undefined) return false;
+              out.push(Op.INSERT, quick);
+              return true;
+            },
+          }),
     };
   },
   encoder(fields, options): RecordEncoder {

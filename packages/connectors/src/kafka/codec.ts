@@ -47,6 +47,8 @@ export function messageDecoder(spec: KafkaFormatSpec): MessageDecoder {
   return {
     ignoreParseErrors: inner.ignoreParseErrors,
     decode(bytes, out) {
+      // Straight from the bytes when the format can (no string for the whole record).
+      if (inner.decodeBytes?.(bytes, 0, bytes.length, out)) return;
       let text = bytes.toString("utf8");
       let n = bytes.length;
       if (text.endsWith("\n")) {

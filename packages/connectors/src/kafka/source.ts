@@ -11,6 +11,7 @@ import {
   type SourceReaderContext,
 } from "@weir/runtime";
 import { FormatError } from "../formats/errors.js";
+import { FormatOptions } from "../formats/format.js";
 import type {
   KafkaAdmin,
   KafkaBatch,
@@ -26,7 +27,14 @@ import type {
 import { KeyDecoder, type MessageDecoder, messageDecoder } from "./codec.js";
 import { type MetadataGetter, metadataGetter } from "./metadata.js";
 import { resolveRanges } from "./offsets.js";
-import { connectionConfig, type KafkaColumn, type KafkaLayout, kafkaLayout, topicList } from "./options.js";
+import {
+  connectionConfig,
+  type KafkaColumn,
+  type KafkaFormatSpec,
+  type KafkaLayout,
+  kafkaLayout,
+  topicList,
+} from "./options.js";
 import { findRestoreGaps, gapSize, restoreGapError, type SavedPartition } from "./restore-gaps.js";
 
 /**
@@ -190,7 +198,7 @@ export class KafkaSourceReader implements SourceReader {
     });
     const pk = node.primaryKey ? node.primaryKey.map((i) => outputToColumn.get(i) ?? -1) : null;
     this.layout = kafkaLayout(node.table, this.upsert ? "upsert-kafka" : "kafka", options, columns, pk);
-    this.valueDecoder = messageDecoder(this.layout.value);
+    this.valueDecoder = messageDecoder(this.valueSpec(outputToColumn));
     // The value decoder's row is the connector row as it is: no key, no metadata, same columns.
     this.valueIsRow =
       this.layout.key === null &&
@@ -221,6 +229,34 @@ export class KafkaSourceReader implements SourceReader {
     const ranges = await resolveRanges(this.admin, node.table, options, partitions);
     for (const r of ranges) this.addPartition(r.topic, r.partition, r.start, r.end, r.high);
     this.lastRefresh = Date.now();
+  }
+
+  /**
+   * The value format with the columns the query reads (projection push-down: the format may leave
+   * the others NULL without converting them, as the filesystem source's) and, when the reader
+   * appends a computed rowtime to each row, a spare slot for it.
+   */
+  private valueSpec(outputToColumn: ReadonlyMap<number, number>): KafkaFormatSpec {
+    const spec = this.layout.value;
+    const node = this.node;
+    let projection: Set<number> | undefined;
+    if (node.projectedColumns !== null) {
+      const wanted = new Set<number>();
+      for (const i of node.projectedColumns) {
+        const c = outputToColumn.get(i);
+        if (c !== undefined) wanted.add(c);
+      }
+      projection = new Set();
+      spec.fields.forEach((f, k) => {
+        if (wanted.has(f.column)) projection!.add(k);
+      });
+      if (projection.size === spec.fields.length) projection = undefined;
+    }
+    const wm = node.watermark?.column;
+    const spare = this.rowtime !== null && wm !== undefined && node.columns[wm]?.kind === "computed" ? 1 : 0;
+    if (projection === undefined && spare === 0) return spec;
+    const o = spec.options;
+    return { ...spec, options: new FormatOptions(o.all, o.prefix, projection ?? o.projection, spare) };
   }
 
   private addPartition(

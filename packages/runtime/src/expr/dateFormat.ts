@@ -230,47 +230,88 @@ export function greedyMatcher(tokens: readonly Token[]): ((text: string) => numb
       );
   }
   const isDigit = (c: number) => c >= 48 && c <= 57;
+  // The steps as parallel arrays (kind, bounds, literal) and one result array reused by every call:
+  // the parser reads the groups before the next call, and a call allocates nothing.
+  const LIT = 0;
+  const SPACE = 1;
+  const DIGITS = 2;
+  const ZONE = 3;
+  const n = steps.length;
+  const kind = new Int8Array(n);
+  const min = new Float64Array(n);
+  const max = new Float64Array(n);
+  const sign = new Uint8Array(n);
+  const frac = new Uint8Array(n);
+  const lit: string[] = new Array<string>(n).fill("");
+  let groups = 0;
+  for (let i = 0; i < n; i++) {
+    const st = steps[i]!;
+    if (st.k === "lit") {
+      kind[i] = LIT;
+      lit[i] = st.text;
+    } else if (st.k === "space") kind[i] = SPACE;
+    else if (st.k === "zone") {
+      kind[i] = ZONE;
+      groups++;
+    } else {
+      kind[i] = DIGITS;
+      min[i] = st.min;
+      max[i] = st.max;
+      sign[i] = st.sign ? 1 : 0;
+      frac[i] = st.frac ? 1 : 0;
+      groups++;
+    }
+  }
+  const m: number[] = new Array<number>(groups).fill(0);
   return (text) => {
     const c0 = text.charCodeAt(0);
     if (!(c0 > 32 && c0 < 127)) return undefined; // `^\s*` with something to skip: the regex
-    const m: number[] = [];
+    let g = 0;
     let p = 0;
-    for (const st of steps) {
-      switch (st.k) {
-        case "lit":
-          if (!text.startsWith(st.text, p)) return undefined;
-          p += st.text.length;
+    for (let s = 0; s < n; s++) {
+      switch (kind[s]) {
+        case LIT: {
+          const t = lit[s]!;
+          if (t.length === 1) {
+            if (text.charCodeAt(p) !== t.charCodeAt(0)) return undefined;
+            p++;
+          } else {
+            if (!text.startsWith(t, p)) return undefined;
+            p += t.length;
+          }
           break;
-        case "space": {
+        }
+        case SPACE: {
           const from = p;
           while (text.charCodeAt(p) === 32) p++;
           const c = text.charCodeAt(p);
           if (p === from || c <= 32 || c >= 127) return undefined;
           break;
         }
-        case "digits": {
-          const neg = st.sign && text.charCodeAt(p) === 45;
+        case DIGITS: {
+          const neg = sign[s] === 1 && text.charCodeAt(p) === 45;
           if (neg) p++;
           const d0 = p;
+          const most = max[s]!;
           let v = 0;
           let ms = 0;
-          for (; p - d0 < st.max; p++) {
+          for (; p - d0 < most; p++) {
             const c = text.charCodeAt(p);
             if (!isDigit(c)) break;
             v = v * 10 + (c - 48);
             if (p - d0 < 3) ms = ms * 10 + (c - 48);
           }
-          const n = p - d0;
+          const digits = p - d0;
           // More than 15 digits: Number(text) rounds them; the regex path does it.
-          if (n < st.min || n > 15) return undefined;
-          if (st.frac) m.push(n === 1 ? ms * 100 : n === 2 ? ms * 10 : ms);
-          else m.push(neg ? -v : v);
+          if (digits < min[s]! || digits > 15) return undefined;
+          if (frac[s] === 1) m[g++] = digits === 1 ? ms * 100 : digits === 2 ? ms * 10 : ms;
+          else m[g++] = neg ? -v : v;
           break;
         }
-        case "zone": {
+        default: {
           const c = text.charCodeAt(p);
           if (c === 90) {
-            m.push(0);
+            m[g++] = 0;
             p++;
             break;
           }
@@ -287,7 +328,7 @@ export function greedyMatcher(tokens: readonly Token[]): ((text: string) => numb
             p = at + 2;
           }
           const offset = ((h1 - 48) * 10 + (h2 - 48)) * 3_600_000 + minutes * 60_000;
-          m.push(c === 45 ? -offset : offset);
+          m[g++] = c === 45 ? -offset : offset;
           break;
         }
       }
@@ -333,6 +374,9 @@ export function dateParser(pattern: string, lenient = false, smart = false): Par
   // Lenient (SimpleDateFormat.parse): a prefix of the text may match, fields roll over.
   const regex = new RegExp(lenient ? re : `${re}\\s*$`);
   const quick = lenient ? greedyMatcher(tokens) : null;
+  const nFields = fields.length;
+  const codes = Int32Array.from(fields, (f) => f.letter.charCodeAt(0));
+  const counts = Int32Array.from(fields, (f) => f.count);
   const parser = ((text: string) => {
     const q = quick === null ? undefined : quick(text);
     const m = q === undefined ? regex.exec(text) : null;
@@ -347,66 +391,113 @@ export function dateParser(pattern: string, lenient = false, smart = false): Par
     let ms = 0;
     let pm = -1;
     let offset: number | undefined;
-    for (let i = 0; i < fields.length; i++) {
-      // Letters the greedy matcher does not read (MMM, a, E) only come with `m`.
-      const v = m === null ? "" : m[i + 1];
-      const n = q === undefined ? Number(v) : q[i];
-      switch (fields[i].letter) {
-        case "y":
-          year = fields[i].count === 2 ? 2000 + n : n;
-          break;
-        case "M":
-          if (fields[i].count >= 3) {
-            const idx = MONTHS.findIndex((name) =>
-              name.toLowerCase().startsWith(v.toLowerCase().slice(0, 3)),
-            );
-            if (idx < 0) return null;
-            month = idx + 1;
-          } else month = n;
-          break;
-        case "d":
-          day = n;
-          break;
-        case "D":
-          doy = n;
-          break;
-        case "H":
-        case "k":
-          hour = n === 24 && fields[i].letter === "k" ? 0 : n;
-          break;
-        case "h":
-        case "K":
-          hour = n % 12;
-          break;
-        case "m":
-          minute = n;
-          break;
-        case "s":
-          second = n;
-          break;
-        case "S":
-          ms = q === undefined ? Number(v.slice(0, 3).padEnd(3, "0")) : n;
-          break;
-        case "a":
-          pm = v.toUpperCase() === "PM" ? 1 : 0;
-          break;
-        case "X":
-        case "x":
-        case "Z": {
-          if (q !== undefined) offset = n;
-          else if (v === "Z") offset = 0;
-          else {
-            const sign = v[0] === "-" ? -1 : 1;
-            const digits = v.slice(1).replace(":", "");
-            offset =
-              sign * (Number(digits.slice(0, 2)) * 3_600_000 + Number(digits.slice(2, 4) || "0") * 60_000);
-          }
-          break;
+    if (q !== undefined) {
+      // The greedy matcher's groups (numeric letters and zones only): the same assignments as
+      // the loop below, by letter code.
+      for (let i = 0; i < nFields; i++) {
+        const n = q[i]!;
+        switch (codes[i]) {
+          case 121: // y
+            year = counts[i] === 2 ? 2000 + n : n;
+            break;
+          case 77: // M
+            month = n;
+            break;
+          case 100: // d
+            day = n;
+            break;
+          case 68: // D
+            doy = n;
+            break;
+          case 72: // H
+            hour = n;
+            break;
+          case 107: // k
+            hour = n === 24 ? 0 : n;
+            break;
+          case 104: // h
+          case 75: // K
+            hour = n % 12;
+            break;
+          case 109: // m
+            minute = n;
+            break;
+          case 115: // s
+            second = n;
+            break;
+          case 83: // S
+            ms = n;
+            break;
+          case 88: // X
+          case 120: // x
+          case 90: // Z
+            offset = n;
+            break;
+          default:
+            break;
         }
-        default:
-          break; // E and u are checked by the regex only
       }
-    }
+    } else
+      for (let i = 0; i < fields.length; i++) {
+        // Letters the greedy matcher does not read (MMM, a, E) only come with `m`.
+        const v = m === null ? "" : m[i + 1];
+        const n = q === undefined ? Number(v) : q[i];
+        switch (fields[i].letter) {
+          case "y":
+            year = fields[i].count === 2 ? 2000 + n : n;
+            break;
+          case "M":
+            if (fields[i].count >= 3) {
+              const idx = MONTHS.findIndex((name) =>
+                name.toLowerCase().startsWith(v.toLowerCase().slice(0, 3)),
+              );
+              if (idx < 0) return null;
+              month = idx + 1;
+            } else month = n;
+            break;
+          case "d":
+            day = n;
+            break;
+          case "D":
+            doy = n;
+            break;
+          case "H":
+          case "k":
+            hour = n === 24 && fields[i].letter === "k" ? 0 : n;
+            break;
+          case "h":
+          case "K":
+            hour = n % 12;
+            break;
+          case "m":
+            minute = n;
+            break;
+          case "s":
+            second = n;
+            break;
+          case "S":
+            ms = q === undefined ? Number(v.slice(0, 3).padEnd(3, "0")) : n;
+            break;
+          case "a":
+            pm = v.toUpperCase() === "PM" ? 1 : 0;
+            break;
+          case "X":
+          case "x":
+          case "Z": {
+            if (q !== undefined) offset = n;
+            else if (v === "Z") offset = 0;
+            else {
+              const sign = v[0] === "-" ? -1 : 1;
+              const digits = v.slice(1).replace(":", "");
+              offset =
+                sign * (Number(digits.slice(0, 2)) * 3_600_000 + Number(digits.slice(2, 4) || "0") * 60_000);
+            }
+            break;
+          }
+          default:
+            break; // E and u are checked by the regex only
+        }
+      }
     if (pm === 1) hour += 12;
     if (lenient) {
       // out-of-range fields carry into the next larger one (month 13 is January of the next year)

@@ -30,6 +30,12 @@ export class SourceOperator {
   /** For each output column, the index of its value in a connector row, or -1 for computed. */
   private readonly physicalIndex: number[] = [];
   private readonly physicalCount: number;
+  /**
+   * The completed row is the connector row with its cached rowtime appended (the physical
+   * columns first, in order, and the rowtime the only computed column, last): `complete` takes
+   * such a row as it is, without copying it.
+   */
+  private readonly rowtimeLast: boolean;
   private readonly watermarkColumn: number;
   private readonly watermarkExpr: CompiledExpr | null;
   ended = false;
@@ -67,6 +73,11 @@ export class SourceOperator {
     });
     this.physicalCount = p;
     this.watermarkColumn = node.watermark?.column ?? -1;
+    this.rowtimeLast =
+      this.computed.length === 1 &&
+      this.computed[0].index === p &&
+      this.watermarkColumn === p &&
+      this.physicalIndex.every((v, i) => (i < p ? v === i : v === -1));
     this.watermarkExpr = node.watermark ? compileExpr(node.watermark.expr, evalContext) : null;
     this.onEvent = (node.options["scan.watermark.emit.strategy"] ?? "on-event") === "on-event";
     this.quality = node.quality ?? null;
@@ -238,14 +249,21 @@ export class SourceOperator {
     const quality = this.quality;
     const now =
       quality !== null && (quality.maxFutureSkewMs !== null || quality.maxAgeMs !== null) ? this.clock() : 0;
+    const rowtimeLast = this.rowtimeLast;
     for (let i = 0; i < batch.length; i++) {
       const src = batch.rows[i];
       // One more value than the physical ones: the rowtime, computed by `rowtimeOf` already.
       const cached = src.length === width + 1;
       if (src.length !== width && !cached) this.badWidth(src);
-      const row: Row = new Array(idx.length);
-      for (let c = 0; c < idx.length; c++) row[c] = idx[c] < 0 ? null : src[idx[c]];
+      let row: Row;
       let broken: { rule: string; reason: string } | null = null;
+      if (cached && rowtimeLast) {
+        // Already the completed row: the reader hands its rows over, so it is taken as it is.
+        row = src;
+      } else {
+        row = new Array(idx.length);
+        for (let c = 0; c < idx.length; c++) row[c] = idx[c] < 0 ? null : src[idx[c]];
+      }
       for (const cc of this.computed) {
         if (cached && cc.index === wmCol) {
           row[cc.index] = src[width];
@@ -301,7 +319,7 @@ export class SourceOperator {
   private violation(row: Row, now: number): { rule: string; reason: string } | null {
     const q = this.quality;
     // The zone first: text without one is the cause of the NULL event time it gives.
-    for (const c of q?.requireZoneColumns ?? []) {
+    for (const c of q === null ? NO_COLUMNS : q.requireZoneColumns) {
       const v = row[c];
       if (typeof v === "string" && !ZONED_ISO_8601.test(v)) {
         return {
@@ -392,12 +410,15 @@ export class SourceOperator {
   ): void {
     const col = this.watermarkColumn;
     const expr = this.watermarkExpr!;
+    // One processing time for the rows of one poll result (idleness is processing time; the
+    // rows of a batch arrive together).
+    const now = this.clock();
     let split = first;
     let max = this.splitMax.get(split) ?? Number.NEGATIVE_INFINITY;
     for (let i = 0; i < batch.length; i++) {
       if (rowSplits !== undefined && rowSplits[i] !== split) {
         this.splitMax.set(split, max);
-        this.tracker.onRecord(split, max);
+        this.tracker.onRecord(split, max, now);
         split = rowSplits[i];
         max = this.splitMax.get(split) ?? Number.NEGATIVE_INFINITY;
       }
@@ -414,14 +435,14 @@ export class SourceOperator {
       const w = expr(row);
       if (typeof w !== "number" || w <= max) continue;
       max = w;
-      this.tracker.onRecord(split, w);
-      const ev = this.tracker.poll();
+      this.tracker.onRecord(split, w, now);
+      const ev = this.tracker.poll(now);
       if (ev === null) continue;
       emit(Message.data(out.finish()));
       emit(ev);
     }
     this.splitMax.set(split, max);
-    this.tracker.onRecord(split, max);
+    this.tracker.onRecord(split, max, now);
   }
 
   /** Unreachable after `complete` (which takes rows without an event time out); a guard. */
@@ -464,6 +485,8 @@ export class SourceOperator {
     );
   }
 }
+
+const NO_COLUMNS: readonly number[] = [];
 
 /** ISO-8601 with a zone designator: `2026-06-24T11:48:31+09:00`, `…Z`, `… 11:48:31.5+0900`. */
 const ZONED_ISO_8601 =

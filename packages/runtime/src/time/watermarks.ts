@@ -54,6 +54,8 @@ export interface SplitState {
  */
 export class WatermarkTracker {
   private readonly splits = new Map<string | number, SplitState>();
+  /** `splits`' values, for `poll` (which runs after every row that advances a split). */
+  private states: SplitState[] = [];
   private readonly idleTimeoutMs: number;
   private readonly idleAdvanceMs: number;
   private readonly clock: Clock;
@@ -83,32 +85,34 @@ export class WatermarkTracker {
   addSplit(split: string | number): void {
     if (!this.splits.has(split)) {
       this.splits.set(split, { watermark: NO_WATERMARK, lastActivity: this.clock(), idle: false });
+      this.states = [...this.splits.values()];
     }
   }
 
   /** A split that has finished no longer holds the watermark back. */
   removeSplit(split: string | number): void {
-    this.splits.delete(split);
+    if (this.splits.delete(split)) this.states = [...this.splits.values()];
   }
 
-  /** Records a row (or rows) of `split` and its watermark candidate. */
-  onRecord(split: string | number, candidate: number): void {
+  /** Records a row (or rows) of `split` and its watermark candidate, at processing time `now`. */
+  onRecord(split: string | number, candidate: number, now: number = this.clock()): void {
     const s = this.splits.get(split);
     if (s === undefined) {
-      this.splits.set(split, { watermark: candidate, lastActivity: this.clock(), idle: false });
+      this.splits.set(split, { watermark: candidate, lastActivity: now, idle: false });
+      this.states = [...this.splits.values()];
       return;
     }
     if (candidate > s.watermark) s.watermark = candidate;
-    s.lastActivity = this.clock();
+    s.lastActivity = now;
     s.idle = false;
   }
 
   /**
    * Re-evaluates idleness against the clock and returns what to emit, or `null` when nothing
-   * changed. Called periodically (Flink's auto-watermark interval) and after batches.
+   * changed. Called periodically (Flink's auto-watermark interval) and after batches; `now` is
+   * the processing time (the clock's, unless the caller read it already).
    */
-  poll(): WatermarkEvent | null {
-    const now = this.clock();
+  poll(now: number = this.clock()): WatermarkEvent | null {
     if (this.idleAdvanceMs > 0) {
       const quiet = this.quietWatermark(now);
       if (quiet !== null) {
@@ -126,7 +130,9 @@ export class WatermarkTracker {
     }
     let min = Number.POSITIVE_INFINITY;
     let active = 0;
-    for (const s of this.splits.values()) {
+    const states = this.states;
+    for (let i = 0; i < states.length; i++) {
+      const s = states[i];
       if (!s.idle && this.idleTimeoutMs > 0 && now - s.lastActivity >= this.idleTimeoutMs) s.idle = true;
       if (s.idle) continue;
       active++;
@@ -185,6 +191,7 @@ export class WatermarkTracker {
     this.splits.clear();
     const now = this.clock();
     for (const [id, wm] of splits) this.splits.set(id, { watermark: wm, lastActivity: now, idle: false });
+    this.states = [...this.splits.values()];
     this.emitted = emitted;
     this.idleReported = false;
   }

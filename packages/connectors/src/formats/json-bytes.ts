@@ -1,0 +1,495 @@
+import type { Field } from "@weir/planner";
+import { parseDecimal } from "./decimal.js";
+import {
+  checkEscapes,
+  type FieldPlan,
+  GIVE_UP,
+  hasSpecialName,
+  K,
+  POW10,
+  planRow,
+  type RowPlan,
+} from "./json-fast.js";
+import { MAX_JSON_DEPTH, parseJsonExact } from "./json-parse.js";
+import type { JsonValueOptions } from "./json-values.js";
+import { fastDate, fastTimestamp } from "./temporal-fast.js";
+
+/**
+ * The fast JSON reader of `json-fast.ts`, reading a record straight from its bytes (a Kafka
+ * message value) instead of from the text decoded out of them: no string for the whole record,
+ * only the values the query reads are built. It reads ASCII records only: at the first byte
+ * of 0x80 or above (or anything else it does not read by hand, as the text reader) it gives up
+ * (`undefined`), and the caller decodes the text and runs the text reader and the full path —
+ * which give the row, or the same error as before. Where it returns a row, it is the row the
+ * text reader returns for the same bytes (the same plan, the same decisions, the same copies:
+ * strings are copied out of the bytes, never slices of a larger string).
+ */
+export type ByteRowReader = (bytes: Buffer, start: number, end: number) => unknown[] | undefined;
+
+/** The byte reader for a `json` table, or null where `compileFastRowReader` gives none. */
+export function compileByteRowReader(
+  fields: readonly Field[],
+  o: JsonValueOptions,
+  projection: ReadonlySet<number> | undefined,
+  exact: boolean,
+  spareSlots = 0,
+): ByteRowReader | null {
+  if (hasSpecialName(fields)) return null;
+  const plan = planRow(fields, o, projection);
+  const names = nameBytes(plan);
+  const reader = new ByteReader(exact, o.failOnMissingField, spareSlots, names);
+  return (bytes, start, end) => reader.read(bytes, start, end, plan);
+}
+
+/** Each plan's names as bytes (ASCII names only; a non-ASCII name never matches an ASCII key). */
+function nameBytes(plan: RowPlan, out = new Map<RowPlan, (Uint8Array | null)[]>()) {
+  out.set(
+    plan,
+    plan.names.map((n) => (/^[\x20-\x7e]*$/.test(n) ? Uint8Array.from(n, (c) => c.charCodeAt(0)) : null)),
+  );
+  for (const f of plan.fields) if (f?.row) nameBytes(f.row, out);
+  return out;
+}
+
+const latin1 = (b: Buffer, start: number, end: number): string => b.toString("latin1", start, end);
+
+/** An ASCII string of `b[start..end)` (`end - start` ≤ 12 inline, else copied by Buffer). */
+function ascii(b: Buffer, start: number, end: number): string {
+  const a = start;
+  switch (end - start) {
+    case 0:
+      return "";
+    case 1:
+      return String.fromCharCode(b[a]);
+    case 2:
+      return String.fromCharCode(b[a], b[a + 1]);
+    case 3:
+      return String.fromCharCode(b[a], b[a + 1], b[a + 2]);
+    case 4:
+      return String.fromCharCode(b[a], b[a + 1], b[a + 2], b[a + 3]);
+    case 5:
+      return String.fromCharCode(b[a], b[a + 1], b[a + 2], b[a + 3], b[a + 4]);
+    case 6:
+      return String.fromCharCode(b[a], b[a + 1], b[a + 2], b[a + 3], b[a + 4], b[a + 5]);
+    case 7:
+      return String.fromCharCode(b[a], b[a + 1], b[a + 2], b[a + 3], b[a + 4], b[a + 5], b[a + 6]);
+    case 8:
+      return String.fromCharCode(b[a], b[a + 1], b[a + 2], b[a + 3], b[a + 4], b[a + 5], b[a + 6], b[a + 7]);
+    case 9:
+      return String.fromCharCode(
+        b[a],
+        b[a + 1],
+        b[a + 2],
+        b[a + 3],
+        b[a + 4],
+        b[a + 5],
+        b[a + 6],
+        b[a + 7],
+        b[a + 8],
+      );
+    case 10:
+      return String.fromCharCode(
+        b[a],
+        b[a + 1],
+        b[a + 2],
+        b[a + 3],
+        b[a + 4],
+        b[a + 5],
+        b[a + 6],
+        b[a + 7],
+        b[a + 8],
+        b[a + 9],
+      );
+    case 11:
+      return String.fromCharCode(
+        b[a],
+        b[a + 1],
+        b[a + 2],
+        b[a + 3],
+        b[a + 4],
+        b[a + 5],
+        b[a + 6],
+        b[a + 7],
+        b[a + 8],
+        b[a + 9],
+        b[a + 10],
+      );
+    case 12:
+      return String.fromCharCode(
+        b[a],
+        b[a + 1],
+        b[a + 2],
+        b[a + 3],
+        b[a + 4],
+        b[a + 5],
+        b[a + 6],
+        b[a + 7],
+        b[a + 8],
+        b[a + 9],
+        b[a + 10],
+        b[a + 11],
+      );
+    default:
+      return latin1(b, start, end);
+  }
+}
+
+class ByteReader {
+  private b: Buffer = Buffer.alloc(0);
+  private p = 0;
+  private end = 0;
+  private depth = 0;
+  private smallInt = false;
+  private intValue = 0;
+  private escaped = false;
+
+  constructor(
+    private readonly exact: boolean,
+    private readonly strict: boolean,
+    private readonly spare: number,
+    private readonly names: ReadonlyMap<RowPlan, readonly (Uint8Array | null)[]>,
+  ) {}
+
+  read(b: Buffer, start: number, end: number, plan: RowPlan): unknown[] | undefined {
+    this.b = b;
+    this.p = start;
+    this.end = end;
+    this.depth = 0;
+    try {
+      this.ws();
+      if (this.at(this.p) !== 123) return undefined;
+      const row = this.object(plan, this.spare);
+      this.ws();
+      return this.p === end ? row : undefined;
+    } catch {
+      // As the text reader: the caller's slower paths decide (and word the error).
+      return undefined;
+    }
+  }
+
+  /** The byte at `i`, or -1 past the end of the record (as `charCodeAt`'s NaN: matches nothing). */
+  private at(i: number): number {
+    return i < this.end ? this.b[i] : -1;
+  }
+
+  private ws(): void {
+    let p = this.p;
+    for (;;) {
+      const c = this.at(p);
+      if (c === 32 || c === 9 || c === 10 || c === 13) p++;
+      else break;
+    }
+    this.p = p;
+  }
+
+  private sameKey(at: number, name: Uint8Array): boolean {
+    const len = name.length;
+    if (at + len >= this.end) return false;
+    const b = this.b;
+    for (let k = 0; k < len; k++) if (b[at + k] !== name[k]) return false;
+    return b[at + len] === 34;
+  }
+
+  private object(plan: RowPlan, spare = 0): unknown[] {
+    if (++this.depth > MAX_JSON_DEPTH) throw GIVE_UP;
+    const n = plan.n;
+    const names = this.names.get(plan)!;
+    let row: unknown[];
+    if (spare === 0) row = new Array<unknown>(n).fill(null);
+    else {
+      row = new Array<unknown>(n + spare).fill(null);
+      for (let k = 0; k < spare; k++) row.pop();
+    }
+    let seen = 0;
+    let expect = 0;
+    this.p++;
+    this.ws();
+    if (this.at(this.p) === 125) {
+      this.p++;
+    } else {
+      for (;;) {
+        if (this.at(this.p) !== 34) throw GIVE_UP;
+        const keyStart = this.p + 1;
+        let idx = -1;
+        const next = expect < n && plan.plain[expect] ? names[expect] : null;
+        if (next !== null && this.sameKey(keyStart, next)) {
+          idx = expect;
+          this.p = keyStart + next.length + 1;
+        } else {
+          const keyEnd = this.stringEnd();
+          if (this.escaped) {
+            const key = JSON.parse(latin1(this.b, keyStart - 1, keyEnd + 1)) as string;
+            idx = plan.names.indexOf(key);
+          } else {
+            const len = keyEnd - keyStart;
+            for (let k = 0; k < n; k++) {
+              const nb = names[k];
+              if (nb !== null && nb.length === len && this.sameKey(keyStart, nb)) {
+                idx = k;
+                break;
+              }
+            }
+          }
+          this.p = keyEnd + 1;
+        }
+        this.ws();
+        if (this.at(this.p) !== 58) throw GIVE_UP;
+        this.p++;
+        this.ws();
+        const f = idx < 0 ? null : plan.fields[idx];
+        if (f === null) {
+          this.skip();
+          if (idx >= 0) expect = idx + 1;
+        } else {
+          row[idx] = this.value(f);
+          if (idx < 31) seen |= 1 << idx;
+          expect = idx + 1;
+        }
+        this.ws();
+        const c = this.at(this.p++);
+        if (c === 125) break;
+        if (c !== 44) throw GIVE_UP;
+        this.ws();
+      }
+    }
+    this.depth--;
+    if (this.strict) {
+      if (plan.n > 31) throw GIVE_UP;
+      for (let i = 0; i < plan.n; i++) if (plan.fields[i] !== null && (seen & (1 << i)) === 0) throw GIVE_UP;
+    }
+    return row;
+  }
+
+  private value(f: FieldPlan): unknown {
+    const c = this.at(this.p);
+    if (c === 110) {
+      this.literal("null");
+      return null;
+    }
+    switch (f.kind) {
+      case K.STRING:
+        if (c === 34) return this.string();
+        break;
+      case K.INTEGER:
+        if (c === 45 || (c >= 48 && c <= 57)) {
+          const start = this.p;
+          this.number();
+          const v = this.smallInt ? this.intValue : Number(latin1(this.b, start, this.p));
+          if (Number.isInteger(v) && v >= f.lo && v <= f.hi) return v;
+          throw GIVE_UP;
+        }
+        break;
+      case K.DOUBLE:
+      case K.FLOAT:
+        if (c === 45 || (c >= 48 && c <= 57)) {
+          const start = this.p;
+          this.number();
+          const v = this.smallInt ? this.intValue : Number(latin1(this.b, start, this.p));
+          return f.kind === K.FLOAT ? Math.fround(v) : v;
+        }
+        break;
+      case K.DECIMAL:
+        if (c === 45 || (c >= 48 && c <= 57)) return this.decimal(f);
+        break;
+      case K.BOOLEAN:
+        if (c === 116) {
+          this.literal("true");
+          return true;
+        }
+        if (c === 102) {
+          this.literal("false");
+          return false;
+        }
+        break;
+      case K.TIMESTAMP:
+      case K.TIMESTAMP_LTZ:
+      case K.DATE:
+        if (c === 34) {
+          const start = this.p + 1;
+          const end = this.stringEnd();
+          if (!this.escaped) {
+            const text = ascii(this.b, start, end);
+            const v =
+              f.kind === K.DATE
+                ? fastDate(text, 0, text.length)
+                : fastTimestamp(text, 0, text.length, f.kind === K.TIMESTAMP_LTZ);
+            this.p = end + 1;
+            return Number.isNaN(v) ? f.dec(text) : v;
+          }
+          this.p = start - 1;
+          return f.dec(this.string());
+        }
+        break;
+      case K.ROW:
+        if (c === 123) return this.object(f.row as RowPlan);
+        break;
+      case K.OTHER:
+        break;
+    }
+    const start = this.p;
+    this.skip();
+    const text = latin1(this.b, start, this.p);
+    return f.dec(this.exact ? parseJsonExact(text) : JSON.parse(text));
+  }
+
+  private decimal(f: FieldPlan): bigint {
+    const b = this.b;
+    const start = this.p;
+    const neg = b[start] === 45;
+    this.number();
+    const end = this.p;
+    let p = neg ? start + 1 : start;
+    let v = 0;
+    let digits = 0;
+    for (; p < end; p++) {
+      const c = b[p] - 48;
+      if (c < 0 || c > 9) break;
+      v = v * 10 + c;
+      if (v !== 0) digits++;
+    }
+    let fl = 0;
+    if (p < end && b[p] === 46) {
+      for (p++; p < end; p++) {
+        const c = b[p] - 48;
+        if (c < 0 || c > 9) break;
+        v = v * 10 + c;
+        if (v !== 0) digits++;
+        fl++;
+      }
+    }
+    if (p === end && fl <= f.scale && digits + f.scale - fl <= 15) {
+      const unscaled = v * POW10[f.scale - fl];
+      if (f.precision > 22 || unscaled < POW10[f.precision]) return BigInt(neg ? -unscaled : unscaled);
+      throw GIVE_UP;
+    }
+    const r = parseDecimal(latin1(b, start, end), f.precision, f.scale);
+    if (r === null) throw GIVE_UP;
+    return r;
+  }
+
+  private literal(w: string): void {
+    const p = this.p;
+    for (let k = 0; k < w.length; k++) if (this.at(p + k) !== w.charCodeAt(k)) throw GIVE_UP;
+    this.p = p + w.length;
+  }
+
+  /**
+   * At `"`: the index of the closing quote (sets `escaped`); gives up on a control character,
+   * a byte of 0x80 or above (not ASCII: the text path reads it) or the end of the record.
+   */
+  private stringEnd(): number {
+    const b = this.b;
+    const end = this.end;
+    let i = this.p + 1;
+    let escaped = false;
+    for (;;) {
+      if (i >= end) throw GIVE_UP;
+      const c = b[i];
+      if (c === 34) break;
+      if (c === 92) {
+        escaped = true;
+        i += 2;
+        continue;
+      }
+      if (c < 32 || c >= 0x80) throw GIVE_UP;
+      i++;
+    }
+    this.escaped = escaped;
+    return i;
+  }
+
+  private string(): string {
+    const start = this.p;
+    const end = this.stringEnd();
+    this.p = end + 1;
+    if (this.escaped) return JSON.parse(latin1(this.b, start, end + 1)) as string;
+    return ascii(this.b, start + 1, end);
+  }
+
+  private number(): void {
+    const b = this.b;
+    let p = this.p;
+    const neg = this.at(p) === 45;
+    if (neg) p++;
+    let c = this.at(p);
+    let v = 0;
+    const first = p;
+    if (c === 48) {
+      p++;
+    } else if (c >= 49 && c <= 57) {
+      for (; c >= 48 && c <= 57; c = this.at(++p)) v = v * 10 + (c - 48);
+    } else throw GIVE_UP;
+    const intDigits = p - first;
+    let integer = true;
+    c = this.at(p);
+    if (c === 46) {
+      integer = false;
+      c = this.at(++p);
+      if (!(c >= 48 && c <= 57)) throw GIVE_UP;
+      while (c >= 48 && c <= 57) c = this.at(++p);
+    }
+    if (c === 101 || c === 69) {
+      integer = false;
+      c = this.at(++p);
+      if (c === 43 || c === 45) c = this.at(++p);
+      if (!(c >= 48 && c <= 57)) throw GIVE_UP;
+      while (c >= 48 && c <= 57) c = this.at(++p);
+    }
+    void b;
+    this.p = p;
+    this.smallInt = integer && intDigits <= 15;
+    this.intValue = neg ? -v : v;
+  }
+
+  private skip(): void {
+    const c = this.at(this.p);
+    if (c === 34) {
+      this.skipString();
+      return;
+    }
+    if (c === 123 || c === 91) {
+      if (++this.depth > MAX_JSON_DEPTH) throw GIVE_UP;
+      const close = c === 123 ? 125 : 93;
+      this.p++;
+      this.ws();
+      if (this.at(this.p) === close) {
+        this.p++;
+        this.depth--;
+        return;
+      }
+      for (;;) {
+        if (c === 123) {
+          if (this.at(this.p) !== 34) throw GIVE_UP;
+          this.skipString();
+          this.ws();
+          if (this.at(this.p) !== 58) throw GIVE_UP;
+          this.p++;
+          this.ws();
+        }
+        this.skip();
+        this.ws();
+        const d = this.at(this.p++);
+        if (d === close) break;
+        if (d !== 44) throw GIVE_UP;
+        this.ws();
+      }
+      this.depth--;
+      return;
+    }
+    if (c === 116) this.literal("true");
+    else if (c === 102) this.literal("false");
+    else if (c === 110) this.literal("null");
+    else if (c === 45 || (c >= 48 && c <= 57)) this.number();
+    else throw GIVE_UP;
+  }
+
+  private skipString(): void {
+    const start = this.p;
+    const end = this.stringEnd();
+    this.p = end + 1;
+    if (this.escaped) {
+      const text = latin1(this.b, start + 1, end);
+      checkEscapes(text, 0, text.length);
+    }
+  }
+}
