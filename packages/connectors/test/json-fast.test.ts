@@ -243,6 +243,18 @@ describe("the fast reader and 64-bit BIGINT", () => {
     expect(fast('{"id":9007199254740991}')).toEqual([9007199254740991]);
     expect(fast('{"id":9223372036854775808}')).toBeUndefined(); // out of range: the full path words the error
   });
+
+  it("the byte reader (the Kafka path) reads them exactly too", () => {
+    const fields: Field[] = [{ name: "id", type: T.bigint() }];
+    const o = jsonValueOptions(new FormatOptions({}, "json", undefined));
+    const read = compileByteRowReader(fields, o, undefined, false)!;
+    const at = (line: string) => read(Buffer.from(line), 0, line.length);
+    expect(at('{"id":9223372036854775807}')).toEqual([9223372036854775807n]);
+    expect(at('{"id":-9223372036854775808}')).toEqual([-9223372036854775808n]);
+    expect(at('{"id":1234567890123456789}')).toEqual([1234567890123456789n]);
+    expect(at('{"id":9007199254740991}')).toEqual([9007199254740991]);
+    expect(at('{"id":9223372036854775808}')).toBeUndefined();
+  });
 });
 
 describe("json fast path: same rows and errors as the full path", () => {

@@ -1,4 +1,5 @@
 import type { Field } from "@weir/planner";
+import { parseInt64 } from "@weir/runtime";
 import { parseDecimal } from "./decimal.js";
 import {
   checkEscapes,
@@ -276,6 +277,11 @@ class ByteReader {
           this.number();
           const v = this.smallInt ? this.intValue : Number(latin1(this.b, start, this.p));
           if (Number.isInteger(v) && v >= f.lo && v <= f.hi) return v;
+          if (f.big) {
+            // a 64-bit id (a snowflake id, a Kafka offset): its digits, exactly
+            const x = parseInt64(latin1(this.b, start, this.p));
+            if (x !== null) return x;
+          }
           throw GIVE_UP;
         }
         break;
