@@ -163,7 +163,8 @@ function typeProblem(t: DataType, col: PgColumn): string | undefined {
     }
   }
   if ((t.kind === "TIMESTAMP" || t.kind === "TIMESTAMP_LTZ" || t.kind === "TIME") && col.typmod >= 0) {
-    const need = Math.min(t.precision, 3);
+    // Weir writes TIME with up to 3 digits, TIMESTAMP(p) with up to min(p, 6)
+    const need = Math.min(t.precision, t.kind === "TIME" ? 3 : 6);
     if (col.typmod < need)
       return `its fractional-second precision ${col.typmod} would round the ${need} digits Weir writes`;
   }
