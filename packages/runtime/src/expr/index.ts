@@ -36,7 +36,6 @@ export {
 export { ExpressionError } from "./errors.js";
 export { formatInterval, formatSqlValue, javaDoubleToString, javaFloatToString } from "./format.js";
 export {
-  formatIsoNanos,
   formatTimestampNanos,
   isPreciseTimestamp,
   millisToNanos,

@@ -53,11 +53,6 @@ export function millisToNanos(ms: number, nanos = 0): bigint {
   return BigInt(ms) * NS_PER_MS + BigInt(nanos);
 }
 
-/** Epoch nanos from Flink's pair (millisecond, nanoOfMillisecond). */
-export function nanosOf(ms: number, nanoOfMillisecond: number): bigint {
-  return millisToNanos(ms, nanoOfMillisecond);
-}
-
 const UNITS = [1000000000n, 100000000n, 10000000n, 1000000n, 100000n, 10000n, 1000n, 100n, 10n, 1n];
 
 /** Truncates epoch nanos to `precision` fraction digits (floor, as Flink's cast between precisions). */
@@ -99,11 +94,6 @@ export function formatTimestampNanos(ns: bigint, precision: number): string {
       .padStart(6, "0")
       .slice(0, precision - 3)
   );
-}
-
-/** ISO-8601 text with a `T` and exactly `precision` fraction digits (JSON formats' ISO-8601 standard). */
-export function formatIsoNanos(ns: bigint, precision: number, suffix = ""): string {
-  return `${formatTimestampNanos(ns, precision).replace(" ", "T")}${suffix}`;
 }
 
 const withPrecision = (t: DataType, precision: number): DataType => ({ ...t, precision }) as DataType;
