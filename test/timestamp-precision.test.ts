@@ -2,8 +2,10 @@
 // nanoseconds at run time; grouping and joining on them, MIN/MAX over them, and checkpoints of
 // such state on both state backends, restored at every poll, give the uninterrupted result. The
 // Flink-produced expectations of the same scripts are test/oracle/queries/precision_*.sql.
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Engine } from "@weir/cli";
 import { describe, expect, it } from "vitest";
 import { planScript, runDag } from "./smoke/script-job.js";
 
@@ -90,5 +92,31 @@ describe("TIMESTAMP(9) values in jobs", () => {
     expect(() => planScript(script("precision_watermark_refused"), "precision.sql", DIR)).toThrow(
       "Invalid data type of time field for watermark definition. The field must be of type TIMESTAMP(p) or TIMESTAMP_LTZ(p), the supported precision 'p' is from 0 to 3, but the time field type is TIMESTAMP(9)",
     );
+  });
+
+  it("fills a quarantine table's TIMESTAMP_LTZ(6) / (9) columns (the source's millisecond times widened)", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "weir-ts-nanos-q-"));
+    writeFileSync(
+      join(cwd, "orders.jsonl"),
+      `${['{"id":1,"at":"2026-06-24T11:01:30Z"}', '{"id":99,"at":"2999-01-01T00:00:00Z"}'].join("\n")}\n`,
+    );
+    const err: string[] = [];
+    const code = await new Engine({ cwd, out: { out: () => undefined, err: (l) => err.push(l) } }).runScript(
+      `CREATE TABLE orders (id INT, \`at\` STRING,
+         ts AS TO_TIMESTAMP_LTZ(UNIX_TIMESTAMP(\`at\`, 'yyyy-MM-dd''T''HH:mm:ssXXX') * 1000, 3),
+         WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+       ) WITH ('connector' = 'filesystem', 'path' = 'orders.jsonl', 'format' = 'json',
+               'quality.max-future-skew' = '24 h', 'quality.quarantine' = 'bad');
+       CREATE TABLE bad (rule STRING, event_time TIMESTAMP_LTZ(6), quarantined_at TIMESTAMP_LTZ(9))
+         WITH ('connector' = 'filesystem', 'path' = 'bad.jsonl', 'format' = 'json');
+       CREATE TABLE ok (id INT) WITH ('connector' = 'filesystem', 'path' = 'ok.jsonl', 'format' = 'json');
+       INSERT INTO ok SELECT id FROM orders;`,
+      { file: "q.sql" },
+    );
+    expect(code, err.join("\n")).toBe(0);
+    const bad = JSON.parse(readFileSync(join(cwd, "bad.jsonl"), "utf8")) as Record<string, string>;
+    expect(bad.rule).toBe("max-future-skew");
+    expect(bad.event_time).toBe("2999-01-01 00:00:00.000000Z");
+    expect(bad.quarantined_at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}000000Z$/);
   });
 });
