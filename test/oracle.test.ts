@@ -87,6 +87,8 @@ async function weir(expr: string, zone: string): Promise<{ type: string; value: 
 const CORPORA = [
   { file: "expressions.expected.tsv", zone: "UTC" },
   { file: "expressions_new_york.expected.tsv", zone: "America/New_York" },
+  { file: "expressions_timestamp_precision.expected.tsv", zone: "UTC" },
+  { file: "expressions_timestamp_precision_new_york.expected.tsv", zone: "America/New_York" },
 ] as const;
 const corpora = CORPORA.map((c) => ({ ...c, expected: readExpected(c.file) }));
 const differences = readDifferences();

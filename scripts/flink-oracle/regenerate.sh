@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates test/oracle/*.expected.tsv with Flink 2.3 (Java 17 and Maven, dependencies
 # from Maven Central): every expression of test/oracle/expressions.sql (session time zone UTC)
-# and of test/oracle/expressions_new_york.sql (America/New_York) evaluated on a local
+# and of test/oracle/expressions_new_york.sql (America/New_York) and
+# test/oracle/expressions_timestamp_precision.sql (UTC, and its _new_york twin) evaluated on a local
 # MiniCluster at parallelism 1, and the changelog of every query script of test/oracle/queries
 # (`regenerate.sh queries [NAME...]` runs only those). The suite itself needs no Java: test/oracle.test.ts compares Weir
 # with the checked-in file. Takes a few minutes (one job per chunk of expressions).
@@ -33,5 +34,9 @@ oracle weir.oracle.ExpressionOracle "$root/test/oracle/expressions.sql" "$root/t
 echo "wrote test/oracle/expressions.expected.tsv"
 oracle weir.oracle.ExpressionOracle "$root/test/oracle/expressions_new_york.sql" "$root/test/oracle/expressions_new_york.expected.tsv" America/New_York
 echo "wrote test/oracle/expressions_new_york.expected.tsv"
+oracle weir.oracle.ExpressionOracle "$root/test/oracle/expressions_timestamp_precision.sql" "$root/test/oracle/expressions_timestamp_precision.expected.tsv" UTC
+echo "wrote test/oracle/expressions_timestamp_precision.expected.tsv"
+oracle weir.oracle.ExpressionOracle "$root/test/oracle/expressions_timestamp_precision_new_york.sql" "$root/test/oracle/expressions_timestamp_precision_new_york.expected.tsv" America/New_York
+echo "wrote test/oracle/expressions_timestamp_precision_new_york.expected.tsv"
 oracle weir.oracle.ScriptOracle "$root/test/oracle/queries"
 echo "wrote test/oracle/queries/*.expected.tsv"

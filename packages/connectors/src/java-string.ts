@@ -1,4 +1,5 @@
 import type { DataType } from "@weir/planner";
+import { nanoOfMilli, nanosToMillis } from "@weir/runtime";
 import { formatDate, formatTime } from "./formats/temporal.js";
 
 /**
@@ -31,6 +32,27 @@ export function javaString(value: unknown, type: DataType): string {
       return formatDate(value as number);
     case "TIME":
       return javaLocalTime(value as number);
+    case "TIMESTAMP":
+    case "TIMESTAMP_LTZ":
+      if (typeof value === "bigint" && nanoOfMilli(value) !== 0) return javaNanos(value, type.kind);
+      return javaStringMillis(typeof value === "bigint" ? nanosToMillis(value) : value, type);
+    default:
+      break;
+  }
+  return javaStringMillis(value, type);
+}
+
+/** LocalDateTime / Instant toString of a value with a sub-millisecond part: 6 or 9 fraction digits. */
+function javaNanos(ns: bigint, kind: "TIMESTAMP" | "TIMESTAMP_LTZ"): string {
+  const ms = nanosToMillis(ns);
+  const days = Math.floor(ms / 86_400_000);
+  const sub = nanoOfMilli(ns);
+  const extra = sub % 1000 === 0 ? String(sub / 1000).padStart(3, "0") : String(sub).padStart(6, "0");
+  return `${formatDate(days)}T${formatTime(ms - days * 86_400_000, 3)}${extra}${kind === "TIMESTAMP_LTZ" ? "Z" : ""}`;
+}
+
+function javaStringMillis(value: unknown, type: DataType): string {
+  switch (type.kind) {
     case "TIMESTAMP": {
       const ms = value as number;
       const days = Math.floor(ms / 86_400_000);
@@ -56,10 +78,8 @@ export function javaString(value: unknown, type: DataType): string {
       return `+I[${type.fields.map((f, i) => javaString((value as unknown[])[i], f.type)).join(", ")}]`;
     case "NULL":
       return "null";
-    default: {
-      const _exhaustive: never = type;
-      return _exhaustive;
-    }
+    default:
+      return String(value);
   }
 }
 

@@ -1,7 +1,8 @@
 import type { DataType, Field } from "@weir/planner";
-import { type ChangeBatch, type Op, opDisplay, type Row } from "@weir/runtime";
+import { type ChangeBatch, type Op, opDisplay, type Row, viaMillis } from "@weir/runtime";
 import { formatDecimal } from "./formats/decimal.js";
 import { formatDate, formatTime, formatTimestamp } from "./formats/temporal.js";
+import { formatTimestampNanos } from "./formats/temporal-precision.js";
 import { javaDouble } from "./java-string.js";
 
 /**
@@ -44,8 +45,15 @@ function castString(value: unknown, type: DataType, o: TableauOptions, nested: b
     case "TIME":
       return formatTime(value as number, type.precision);
     case "TIMESTAMP":
+      if (typeof value === "bigint") return formatTimestampNanos(value, " ", type.precision);
       return formatTimestamp(value as number, " ", type.precision);
     case "TIMESTAMP_LTZ":
+      if (typeof value === "bigint")
+        return formatTimestampNanos(
+          viaMillis(value, (ms) => ms + zoneOffsetMs(ms, o.timeZone)),
+          " ",
+          type.precision,
+        );
       return formatTimestamp(
         (value as number) + zoneOffsetMs(value as number, o.timeZone),
         " ",

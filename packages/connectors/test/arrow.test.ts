@@ -73,6 +73,10 @@ const TYPE_CASES: readonly { name: string; type: DataType; values: readonly unkn
   { name: "t", type: T.time(3), values: [0, 86_399_999, null] },
   { name: "ts", type: T.timestamp(3), values: [-1, 1_700_000_000_123, null] },
   { name: "ltz", type: T.timestampLtz(3), values: [-86_400_001, 1_700_000_000_123, null] },
+  // TIMESTAMP(4..9): bigint epoch nanos, as microseconds (precision ≤ 6) or nanoseconds
+  { name: "ts6", type: T.timestamp(6), values: [-1000n, 1_700_000_000_123_456_000n, null] },
+  { name: "ts9", type: T.timestamp(9), values: [-1n, 1_700_000_000_123_456_789n, null] },
+  { name: "ltz9", type: T.timestampLtz(9), values: [1n, -86_400_000_000_000_001n, null] },
   { name: "idt", type: T.intervalDayTime(), values: [-90_061_001, 1, null] },
   { name: "iym", type: T.intervalYearMonth(), values: [-13, 25, null] },
   { name: "arr", type: T.array(T.decimal(5, 1)), values: [[1n, null, -99999n], [], null] },
@@ -126,6 +130,9 @@ describe("arrow format: round trip", () => {
       t: "Time32<MILLISECOND>",
       ts: "Timestamp<MILLISECOND>",
       ltz: "Timestamp<MILLISECOND, UTC>",
+      ts6: "Timestamp<MICROSECOND>",
+      ts9: "Timestamp<NANOSECOND>",
+      ltz9: "Timestamp<NANOSECOND, UTC>",
       arr: "List<Decimal[5e+1]>",
       r: "Struct<{x:Int32, y:Struct<{z:Timestamp<MILLISECOND, UTC>}>, w:List<Utf8>}>",
     });
@@ -135,10 +142,36 @@ describe("arrow format: round trip", () => {
     const first = table.get(0)!;
     expect(first.i64).toBe(BigInt(-(2 ** 53) + 1));
     expect(first.ts).toBe(-1);
+    expect(table.getChild("ts6")!.data[0]!.values[1]).toBe(1_700_000_000_123_456n);
+    expect(table.getChild("ts9")!.data[0]!.values[1]).toBe(1_700_000_000_123_456_789n);
     expect(first.d).toBe(-86_400_000);
     expect(Array.from(table.getChild("dec")!.get(1) as Uint32Array)).toEqual(
       Array.from(decimalWords(-(10n ** 38n - 1n))),
     );
+  });
+
+  it("refuses a TIMESTAMP(4..9) nested in a column (apache-arrow's builders take millis there)", async () => {
+    const fields = [f("r", T.row([{ name: "t", type: T.timestamp(6) }]))];
+    await expect(writeRows("nested.arrow", fields, [[[[1000n]]]])).rejects.toThrow(
+      "column 'r' (ROW<`t` TIMESTAMP(6)>): Arrow and Parquet output holds TIMESTAMP(4..9) only as a top-level column",
+    );
+  });
+
+  it("reads a microsecond Arrow timestamp into TIMESTAMP(3), TIMESTAMP(6) and TIMESTAMP(9) columns", async () => {
+    const micros = A.makeVector({
+      type: new A.TimestampMicrosecond(),
+      data: BigInt64Array.of(1_700_000_000_123_456n, -1n),
+    });
+    await writeFile(join(dir, "micros.arrow"), A.tableToIPC(new A.Table({ t: micros }), "file"));
+    for (const [type, want] of [
+      [T.timestamp(3), [1_700_000_000_123, -1]],
+      [T.timestamp(6), [1_700_000_000_123_456_000n, -1000n]],
+      [T.timestamp(4), [1_700_000_000_123_400_000n, -100_000n]],
+      [T.timestamp(9), [1_700_000_000_123_456_000n, -1000n]],
+    ] as const) {
+      const rows = await drain(await openSource("micros.arrow", [f("t", type)]));
+      expect(rows.map((r) => r[1][0])).toEqual(want);
+    }
   });
 
   it("puts a directory path in part-0.arrow and a .feather/.ipc path in that file", () => {

@@ -384,6 +384,10 @@ describe("nexmark source", () => {
       expect(row).toEqual([t === 2 ? [ev[2], ev[0]] : null, t]);
     });
     expect(() => new NexmarkSource(sourceNode([f("nope", T.int())], options))).toThrow(/no column 'nope'/);
+    const micros = T.row([{ name: "dateTime", type: T.timestamp(6) }]);
+    expect(() => new NexmarkSource(sourceNode([f("bid", micros)], options))).toThrow(
+      "nexmark column 'bid' field 'dateTime' is declared TIMESTAMP(6): the generator's times are milliseconds; declare it TIMESTAMP(3)",
+    );
   });
 
   it("restores mid-stream to exactly the following events", async () => {

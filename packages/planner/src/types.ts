@@ -14,9 +14,11 @@
  * | CHAR, VARCHAR, STRING             | `string`                                                    |
  * | BINARY, VARBINARY, BYTES          | `Uint8Array`                                                |
  * | DATE                              | `number`: days since 1970-01-01                             |
- * | TIME(p)                           | `number`: milliseconds since midnight                       |
- * | TIMESTAMP(p)                      | `number`: epoch milliseconds of the wall-clock time read as UTC |
- * | TIMESTAMP_LTZ(p)                  | `number`: epoch milliseconds (an instant)                   |
+ * | TIME(p)                           | `number`: milliseconds since midnight (TIME(4..9) is TIME(3)) |
+ * | TIMESTAMP(p), p 0..3              | `number`: epoch milliseconds of the wall-clock time read as UTC |
+ * | TIMESTAMP(p), p 4..9              | `bigint`: epoch nanoseconds of the wall-clock time read as UTC |
+ * | TIMESTAMP_LTZ(p), p 0..3          | `number`: epoch milliseconds (an instant)                   |
+ * | TIMESTAMP_LTZ(p), p 4..9          | `bigint`: epoch nanoseconds (an instant)                    |
  * | INTERVAL DAY TO SECOND (and parts)| `number`: milliseconds                                      |
  * | INTERVAL YEAR TO MONTH (and parts)| `number`: months                                            |
  * | ARRAY<T>                          | `unknown[]`                                                 |
@@ -24,8 +26,8 @@
  * | MULTISET<T>                       | `Map<unknown, number>` (element → count)                    |
  * | ROW<...>                          | `unknown[]` (fields by position)                            |
  *
- * Timestamps carry millisecond precision; a declared precision above 3 is accepted and its
- * digits beyond milliseconds are truncated (documented difference from Flink).
+ * Timestamps carry their precision, up to nanoseconds (Flink's TimestampData): the type decides
+ * the representation (runtime `expr/timestamp-precision.ts`), so each value has exactly one.
  */
 export type DataType =
   | SimpleType

@@ -40,6 +40,18 @@ const DDL_ERRORS: readonly (readonly [string, readonly string[]])[] = [
     ],
   ],
   [
+    "CREATE TABLE m1b (a INT, ts TIMESTAMP_LTZ METADATA FROM 'timestamp') WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = 'x:9092', 'format' = 'json')",
+    [
+      "1:26: metadata column 'ts' (key 'timestamp') must be declared TIMESTAMP_LTZ(3), not TIMESTAMP_LTZ(6) [hint: declare it as TIMESTAMP_LTZ(3) and convert it where it is used (e.g. a computed column CAST(ts AS ...))]",
+    ],
+  ],
+  [
+    "CREATE TABLE w9 (ts TIMESTAMP(9), WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen')",
+    [
+      "1:49: Invalid data type of time field for watermark definition. The field must be of type TIMESTAMP(p) or TIMESTAMP_LTZ(p), the supported precision 'p' is from 0 to 3, but the time field type is TIMESTAMP(9) (column 'ts'; declare it TIMESTAMP(3), or compute a TIMESTAMP(3) column from it and put the watermark there)",
+    ],
+  ],
+  [
     "CREATE TABLE m2 (a INT, p INT METADATA FROM 'partiton' VIRTUAL) WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = 'x:9092', 'format' = 'json')",
     [
       "1:25: unknown metadata key 'partiton' for connector 'kafka' (column 'p') [hint: did you mean 'partition'?]",

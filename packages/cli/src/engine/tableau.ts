@@ -92,7 +92,7 @@ export function typeWidth(t: DataType): number {
       return 8 + (t.precision > 0 ? t.precision + 1 : 0);
     case "TIMESTAMP":
     case "TIMESTAMP_LTZ":
-      // The formatter prints all `precision` fraction digits (zeros beyond milliseconds).
+      // The formatter prints all `precision` fraction digits.
       return 19 + (t.precision > 0 ? t.precision + 1 : 0);
     default:
       return 30;

@@ -1,6 +1,14 @@
 import type { DataType } from "@weir/planner";
 import { formatType } from "@weir/planner";
-import { ConnectorError, type Int64, int64ToBigint, normInt64, parseInt64 } from "@weir/runtime";
+import {
+  ConnectorError,
+  type Int64,
+  int64ToBigint,
+  isPreciseTimestamp,
+  millisToNanos,
+  normInt64,
+  parseInt64,
+} from "@weir/runtime";
 import { parseDecimal } from "../formats/decimal.js";
 import type { Prng } from "./prng.js";
 
@@ -212,7 +220,10 @@ function random(
     case "TIMESTAMP_LTZ": {
       const v = opt("max-past");
       const maxPast = v === undefined ? 0 : parseDuration(v, key("max-past"));
-      return (_i, rng, now) => (maxPast === 0 ? now : now - rng.nextInt(0, maxPast));
+      const ms = (rng: Prng, now: number) => (maxPast === 0 ? now : now - rng.nextInt(0, maxPast));
+      // TIMESTAMP(4..9) values are bigint epoch nanos (the generated instants are whole millis)
+      if (isPreciseTimestamp(type)) return (_i, rng, now) => millisToNanos(ms(rng, now));
+      return (_i, rng, now) => ms(rng, now);
     }
     case "ARRAY":
     case "MULTISET":

@@ -1,4 +1,5 @@
 import { type DataType, formatType } from "@weir/planner";
+import { isPreciseTimestamp, truncateNanos } from "@weir/runtime";
 import * as A from "apache-arrow";
 import { FormatError } from "./errors.js";
 
@@ -46,6 +47,8 @@ const MS_PER_DAY = 86_400_000;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 /** Divisor from each Arrow time unit to milliseconds (SECOND multiplies instead). */
 const PER_MS = [0n, 1n, 1000n, 1000000n] as const;
+/** Nanoseconds per unit, by A.TimeUnit (SECOND, MILLISECOND, MICROSECOND, NANOSECOND). */
+const NS_PER_UNIT = [1000000000n, 1000000n, 1000n, 1n] as const;
 
 function floorDiv(v: bigint, d: bigint): bigint {
   const q = v / d;
@@ -150,6 +153,12 @@ function compileNonNull(arrow: A.DataType, weir: DataType, path: string): ArrowV
         );
       }
       const unit = arrow.unit;
+      if (isPreciseTimestamp(weir)) {
+        // TIMESTAMP(4..9): epoch nanos, truncated to the column's precision
+        const per = NS_PER_UNIT[unit];
+        const p = (weir as { precision: number }).precision;
+        return ({ values }, i) => truncateNanos(BigInt((values as BigInt64Array)[i]) * per, p);
+      }
       return ({ values }, i) => bigToMs((values as BigInt64Array)[i], unit);
     }
     case "INTERVAL_DAY_TIME":

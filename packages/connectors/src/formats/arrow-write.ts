@@ -1,5 +1,6 @@
 import type { DataType, Field } from "@weir/planner";
-import { ConnectorError, type Row } from "@weir/runtime";
+import { formatType } from "@weir/planner";
+import { ConnectorError, isPreciseTimestamp, type Row } from "@weir/runtime";
 import * as A from "apache-arrow";
 
 /**
@@ -37,9 +38,12 @@ export function toArrowType(t: DataType): A.DataType {
       return new A.DateDay();
     case "TIME":
       return new A.TimeMillisecond();
+    // TIMESTAMP(4..6) as microseconds, (7..9) as nanoseconds (built as Int64: see ArrowBatchEncoder)
     case "TIMESTAMP":
+      if (isPreciseTimestamp(t)) return new A.Timestamp(preciseUnit(t));
       return new A.TimestampMillisecond();
     case "TIMESTAMP_LTZ":
+      if (isPreciseTimestamp(t)) return new A.Timestamp(preciseUnit(t), "UTC");
       return new A.TimestampMillisecond("UTC");
     case "INTERVAL_DAY_TIME":
       return new A.Duration(A.TimeUnit.MILLISECOND);
@@ -72,6 +76,20 @@ export function toArrowSchema(fields: readonly Field[]): A.Schema {
   return new A.Schema(fields.map((f) => new A.Field(f.name, toArrowType(f.type), f.type.nullable)));
 }
 
+function hasPreciseTimestamp(t: DataType): boolean {
+  switch (t.kind) {
+    case "ARRAY":
+    case "MULTISET":
+      return hasPreciseTimestamp(t.element);
+    case "MAP":
+      return hasPreciseTimestamp(t.key) || hasPreciseTimestamp(t.value);
+    case "ROW":
+      return t.fields.some((f) => hasPreciseTimestamp(f.type));
+    default:
+      return isPreciseTimestamp(t);
+  }
+}
+
 /** Converts a non-null Weir value to what apache-arrow's builder for `toArrowType(t)` appends. */
 type ToArrow = ((v: unknown) => unknown) | null;
 
@@ -89,7 +107,15 @@ export function decimalWords(unscaled: bigint): Uint32Array {
   );
 }
 
+const precisionOf = (t: DataType): number => (t as { precision: number }).precision;
+
+function preciseUnit(t: DataType): A.TimeUnit {
+  return precisionOf(t) <= 6 ? A.TimeUnit.MICROSECOND : A.TimeUnit.NANOSECOND;
+}
+
 function converter(t: DataType): ToArrow {
+  // epoch nanos (already truncated to the precision) in the column's unit, for an Int64 builder
+  if (isPreciseTimestamp(t)) return precisionOf(t) <= 6 ? (v) => (v as bigint) / 1000n : (v) => v;
   switch (t.kind) {
     case "BIGINT":
       return (v) => BigInt(v as number);
@@ -158,7 +184,18 @@ export class ArrowBatchEncoder {
   private readonly converters: ToArrow[];
   private rows = 0;
 
+  /** TIMESTAMP(4..9) columns: apache-arrow's timestamp builders take (fractional) millis. */
+  private readonly precise: boolean[];
+
   constructor(private readonly fields: readonly Field[]) {
+    this.precise = fields.map((f) => isPreciseTimestamp(f.type));
+    for (const f of fields) {
+      if (!isPreciseTimestamp(f.type) && hasPreciseTimestamp(f.type))
+        throw new ConnectorError(
+          `column '${f.name}' (${formatType(f.type)}): Arrow and Parquet output holds TIMESTAMP(4..9) only as a top-level column; cast the nested timestamps to TIMESTAMP(3) or write the column as a top-level one`,
+          "user",
+        );
+    }
     this.schema = toArrowSchema(fields);
     this.converters = fields.map((f) => converter(f.type));
     this.builders = this.newBuilders();
@@ -187,7 +224,18 @@ export class ArrowBatchEncoder {
   /** The rows appended since the last call as one record batch, or null when there are none. */
   finish(): A.RecordBatch | null {
     if (this.rows === 0) return null;
-    const children = this.builders.map((b) => b.finish().flush());
+    const children = this.builders.map((b, c) => {
+      const d = b.finish().flush();
+      if (!this.precise[c]) return d;
+      // the Int64 column's buffers, typed as the schema's timestamp
+      return A.makeData({
+        type: this.schema.fields[c].type as A.Timestamp,
+        length: d.length,
+        nullCount: d.nullCount,
+        nullBitmap: d.nullBitmap,
+        data: d.values as BigInt64Array,
+      });
+    });
     const length = this.rows;
     this.builders = this.newBuilders();
     this.rows = 0;
@@ -196,6 +244,8 @@ export class ArrowBatchEncoder {
   }
 
   private newBuilders(): A.Builder[] {
-    return this.schema.fields.map((f) => A.makeBuilder({ type: f.type, nullValues: [null, undefined] }));
+    return this.schema.fields.map((f, c) =>
+      A.makeBuilder({ type: this.precise[c] ? new A.Int64() : f.type, nullValues: [null, undefined] }),
+    );
   }
 }

@@ -5,6 +5,7 @@ import { formatDecimal, parseDecimal } from "./decimal.js";
 import { FormatError } from "./errors.js";
 import type { FormatFactory, FormatOptions, RecordDecoder, RecordEncoder } from "./format.js";
 import { formatDate, formatTime, formatTimestamp, parseDate, parseTime, parseTimestamp } from "./temporal.js";
+import { formatTimestampNanos, isPreciseTimestamp, parseTimestampNanos } from "./temporal-precision.js";
 
 /**
  * Flink's `csv` format, one record per line (a quoted field cannot contain a line break here).
@@ -154,8 +155,10 @@ function fieldDecoder(t: DataType, s: CsvSettings): CsvDecoder {
     case "TIME":
       return (x) => parseTime(x.trim());
     case "TIMESTAMP":
+      if (isPreciseTimestamp(t)) return (x) => parseTimestampNanos(x.trim(), "forbidden", t.precision);
       return (x) => parseTimestamp(x.trim(), "forbidden");
     case "TIMESTAMP_LTZ":
+      if (isPreciseTimestamp(t)) return (x) => parseTimestampNanos(x.trim(), "optional", t.precision);
       return (x) => parseTimestamp(x.trim(), "optional");
     case "ARRAY": {
       const el = fieldDecoder(t.element, s);
@@ -198,8 +201,10 @@ function fieldEncoder(t: DataType, s: CsvSettings): CsvEncoder {
     case "TIME":
       return (v) => formatTime(v as number, Math.min(t.precision, 3));
     case "TIMESTAMP":
+      if (isPreciseTimestamp(t)) return (v) => formatTimestampNanos(v as bigint, " ", t.precision);
       return (v) => formatTimestamp(v as number, " ");
     case "TIMESTAMP_LTZ":
+      if (isPreciseTimestamp(t)) return (v) => `${formatTimestampNanos(v as bigint, " ", t.precision)}Z`;
       return (v) => `${formatTimestamp(v as number, " ")}Z`;
     case "ARRAY": {
       const el = fieldEncoder(t.element, s);

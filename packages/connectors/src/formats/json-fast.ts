@@ -4,6 +4,7 @@ import { parseDecimal } from "./decimal.js";
 import { MAX_JSON_DEPTH, parseJsonExact, parseJsonKeepingLongs } from "./json-parse.js";
 import { compileDecoder, type JsonDecoder, type JsonValueOptions } from "./json-values.js";
 import { fastDate, fastTimestamp } from "./temporal-fast.js";
+import { isPreciseTimestamp } from "./temporal-precision.js";
 
 /**
  * A projection-aware reader of one JSON object per line, straight into the row layout: one pass
@@ -111,10 +112,11 @@ function kindOf(t: DataType): K {
       return K.DECIMAL;
     case "BOOLEAN":
       return K.BOOLEAN;
+    // TIMESTAMP(4..9) is bigint nanos: the full path's decoder reads it
     case "TIMESTAMP":
-      return K.TIMESTAMP;
+      return isPreciseTimestamp(t) ? K.OTHER : K.TIMESTAMP;
     case "TIMESTAMP_LTZ":
-      return K.TIMESTAMP_LTZ;
+      return isPreciseTimestamp(t) ? K.OTHER : K.TIMESTAMP_LTZ;
     case "DATE":
       return K.DATE;
     case "ROW":

@@ -5,6 +5,7 @@ import { formatDecimal, parseDecimal } from "./decimal.js";
 import { FormatError } from "./errors.js";
 import { JsonNumber } from "./json-parse.js";
 import { formatDate, formatTime, formatTimestamp, parseDate, parseTime, parseTimestamp } from "./temporal.js";
+import { formatTimestampNanos, isPreciseTimestamp, parseTimestampNanos } from "./temporal-precision.js";
 
 /**
  * Per-type converters between Weir values and Flink's JSON representation, compiled once per
@@ -94,8 +95,12 @@ export function compileEncoder(t: DataType, o: JsonValueOptions): JsonEncoder {
     case "TIME":
       return (v) => `"${formatTime(v as number, Math.min(t.precision, 3))}"`;
     case "TIMESTAMP":
+      if (isPreciseTimestamp(t))
+        return (v) => `"${formatTimestampNanos(v as bigint, iso ? "T" : " ", t.precision)}"`;
       return (v) => `"${formatTimestamp(v as number, iso ? "T" : " ")}"`;
     case "TIMESTAMP_LTZ":
+      if (isPreciseTimestamp(t))
+        return (v) => `"${formatTimestampNanos(v as bigint, iso ? "T" : " ", t.precision)}Z"`;
       return (v) => `"${formatTimestamp(v as number, iso ? "T" : " ")}Z"`;
     case "ARRAY": {
       const el = nullable(compileEncoder(t.element, o));
@@ -300,8 +305,11 @@ export function compileDecoder(t: DataType, o: JsonValueOptions): JsonDecoder {
     case "TIME":
       return (json) => parseTime(text(t, json));
     case "TIMESTAMP":
+      if (isPreciseTimestamp(t))
+        return (json) => parseTimestampNanos(text(t, json), "forbidden", t.precision);
       return (json) => parseTimestamp(text(t, json), "forbidden");
     case "TIMESTAMP_LTZ":
+      if (isPreciseTimestamp(t)) return (json) => parseTimestampNanos(text(t, json), "optional", t.precision);
       return (json) => parseTimestamp(text(t, json), "optional");
     case "ARRAY": {
       const el = nullableDecoder(compileDecoder(t.element, o));

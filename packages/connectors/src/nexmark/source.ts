@@ -1,7 +1,8 @@
-import type { DataType, SourceNode } from "@weir/planner";
+import { type DataType, formatType, type SourceNode } from "@weir/planner";
 import {
   ChangeBatch,
   ConnectorError,
+  isPreciseTimestamp,
   type Json,
   type PollResult,
   type Row,
@@ -186,6 +187,13 @@ function fieldOrder(column: string, type: DataType, generated: readonly string[]
   const lower = generated.map((f) => f.toLowerCase());
   const order = type.fields.map((f) => {
     const j = lower.indexOf(f.name.toLowerCase());
+    // the generator's times are milliseconds (a TIMESTAMP(4..9) value is bigint nanos)
+    if (isPreciseTimestamp(f.type)) {
+      throw new ConnectorError(
+        `nexmark column '${column}' field '${f.name}' is declared ${formatType(f.type)}: the generator's times are milliseconds; declare it TIMESTAMP(3)`,
+        "user",
+      );
+    }
     if (j < 0) {
       throw new ConnectorError(
         `nexmark column '${column}' has no field '${f.name}' (it provides ${generated.join(", ")})`,

@@ -111,7 +111,7 @@ export async function bindTable(
       problems.push(`it has no column '${f.name}' (its columns: ${pgCols.map((c) => c.name).join(", ")})`);
       continue;
     }
-    const bad = typeProblem(f.type, col);
+    const bad = typeProblem(f.type, col, checkKey);
     if (bad)
       problems.push(
         `its column '${col.name}' is ${col.fullType}, but Weir column '${f.name}' is ${formatType(f.type)}: ${bad}`,
@@ -152,7 +152,7 @@ function uniqueCaseInsensitive(cols: readonly PgColumn[], name: string): PgColum
 }
 
 /** Why a column of this Postgres type cannot carry values of `t` exactly, or undefined. */
-function typeProblem(t: DataType, col: PgColumn): string | undefined {
+function typeProblem(t: DataType, col: PgColumn, sink: boolean): string | undefined {
   const allowed = compatibleUdtNames(t);
   if (!allowed.includes(col.udt)) return `expected ${allowed.map(udtDisplay).join(" or ")}`;
   if (t.kind === "DECIMAL" && col.typmod >= 4) {
@@ -162,8 +162,14 @@ function typeProblem(t: DataType, col: PgColumn): string | undefined {
       return `expected numeric(${t.precision},${t.scale}) or wider with the same scale, or unconstrained numeric`;
     }
   }
+  // a sink (checkKey is the sink's check) would truncate; a source reads microseconds losslessly
+  if (sink && (t.kind === "TIMESTAMP" || t.kind === "TIMESTAMP_LTZ") && t.precision > 6) {
+    return `a Postgres ${col.udt} holds microseconds, so ${formatType(t)} values would lose their last ${t.precision - 6} digits; declare the Weir column ${t.kind}(6) (a CAST in the query truncates)`;
+  }
   if ((t.kind === "TIMESTAMP" || t.kind === "TIMESTAMP_LTZ" || t.kind === "TIME") && col.typmod >= 0) {
-    const need = Math.min(t.precision, 3);
+    // Weir writes TIME with up to 3 digits, TIMESTAMP(p) with up to min(p, 6); a source keeps
+    // the rule of millisecond timestamps (a column with fewer digits than min(p, 3) is refused)
+    const need = Math.min(t.precision, t.kind === "TIME" || !sink ? 3 : 6);
     if (col.typmod < need)
       return `its fractional-second precision ${col.typmod} would round the ${need} digits Weir writes`;
   }

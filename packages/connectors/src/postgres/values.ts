@@ -1,6 +1,6 @@
 import type { DataType } from "@weir/planner";
 import { formatType } from "@weir/planner";
-import { parseInt64 } from "@weir/runtime";
+import { millisToNanos, nanoOfMilli, nanosToMillis, parseInt64 } from "@weir/runtime";
 import { formatDecimal, parseDecimal } from "../formats/decimal.js";
 import { FormatError } from "../formats/errors.js";
 import { parseJsonExact, parseJsonKeepingLongs } from "../formats/json-parse.js";
@@ -11,6 +11,7 @@ import {
   typeHasDecimal,
 } from "../formats/json-values.js";
 import { formatTime, parseTime } from "../formats/temporal.js";
+import { isPreciseTimestamp } from "../formats/temporal-precision.js";
 import type { PgParam } from "./client.js";
 import { parsePgArray } from "./pg-array.js";
 
@@ -199,9 +200,12 @@ export function compileValueEncoder(t: DataType): ValueEncoder {
       return (v) => formatPgDate(v as number);
     case "TIME":
       return (v) => formatTime(v as number, 3);
+    // TIMESTAMP(4..9): bigint nanos, written with Postgres' six digits at most (truncated, not rounded)
     case "TIMESTAMP":
+      if (isPreciseTimestamp(t)) return (v) => formatPgTimestampNanos(v as bigint, t.precision);
       return (v) => formatPgTimestamp(v as number);
     case "TIMESTAMP_LTZ":
+      if (isPreciseTimestamp(t)) return (v) => `${formatPgTimestampNanos(v as bigint, t.precision)}+00`;
       return (v) => `${formatPgTimestamp(v as number)}+00`;
     case "INTERVAL_DAY_TIME":
       return (v) => `${v} milliseconds`;
@@ -277,8 +281,10 @@ export function compileValueDecoder(t: DataType): ValueDecoder {
     case "TIME":
       return parseTime;
     case "TIMESTAMP":
+      if (isPreciseTimestamp(t)) return (text) => parsePgTimestampNanos(text, false, t.precision);
       return (text) => parsePgTimestamp(text, false);
     case "TIMESTAMP_LTZ":
+      if (isPreciseTimestamp(t)) return (text) => parsePgTimestampNanos(text, true, t.precision);
       return (text) => parsePgTimestamp(text, true);
     case "INTERVAL_DAY_TIME":
       return (text) => {
@@ -326,6 +332,26 @@ export function formatPgTimestamp(ms: number): string {
   const date = formatPgDate(days);
   const time = formatTime(ms - days * MS_PER_DAY, 3);
   return date.endsWith(" BC") ? `${date.slice(0, -3)} ${time} BC` : `${date} ${time}`;
+}
+
+/** A TIMESTAMP(4..9) value (epoch nanos) as Postgres text: min(precision, 6) fraction digits. */
+export function formatPgTimestampNanos(ns: bigint, precision: number): string {
+  const ms = nanosToMillis(ns);
+  const digits = Math.min(precision, 6);
+  const micros = String(nanoOfMilli(ns))
+    .padStart(6, "0")
+    .slice(0, digits - 3);
+  const text = formatPgTimestamp(ms);
+  return text.endsWith(" BC") ? `${text.slice(0, -3)}${micros} BC` : `${text}${micros}`;
+}
+
+/** `parsePgTimestamp` keeping the microseconds: epoch nanos, truncated to `precision`. */
+export function parsePgTimestampNanos(text: string, withZone: boolean, precision: number): bigint {
+  const ms = parsePgTimestamp(text, withZone);
+  const m = PG_TS_RE.exec(text);
+  const frac = m?.[7] ?? "";
+  const sub = frac.length <= 3 ? 0 : Number(frac.slice(3, Math.min(6, precision)).padEnd(6, "0"));
+  return millisToNanos(ms, sub);
 }
 
 const PG_DATE_RE = /^(\d{4,})-(\d{2})-(\d{2})( BC)?$/;

@@ -67,7 +67,8 @@ export function bindDataType(node: DataTypeNode): DataType {
         case "DATE":
           return T.date(nullable);
         case "TIME":
-          return T.time(precision(node.precision ?? 0, 9, node.span), nullable);
+          // Flink accepts TIME(0..9) but its TIME holds milliseconds: TIME(4..9) is TIME(3)
+          return T.time(Math.min(3, precision(node.precision ?? 0, 9, node.span)), nullable);
         case "TIMESTAMP":
           return node.withLocalTimeZone
             ? T.timestampLtz(precision(node.precision ?? 6, 9, node.span), nullable)

@@ -274,7 +274,10 @@ export function bindCreateTable(stmt: ast.CreateTable, ctx: BindContext): Catalo
     if (!isTimestamp(t) || t.precision > 3) {
       fail(
         "invalid-watermark",
-        `the watermark column '${col.name}' must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), but it is ${formatType(t)}`,
+        isTimestamp(t)
+          ? // Flink's message (DefaultSchemaResolver.validateTimeColumn)
+            `Invalid data type of time field for watermark definition. The field must be of type TIMESTAMP(p) or TIMESTAMP_LTZ(p), the supported precision 'p' is from 0 to 3, but the time field type is ${formatType(t)} (column '${col.name}'; declare it TIMESTAMP(3), or compute a TIMESTAMP(3) column from it and put the watermark there)`
+          : `the watermark column '${col.name}' must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), but it is ${formatType(t)}`,
         span,
       );
     }

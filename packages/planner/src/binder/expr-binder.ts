@@ -14,6 +14,7 @@ import { bindDataType } from "./data-types.js";
 import { didYouMean, fail } from "./errors.js";
 import { bindInterval, bindNumber, bindTypedLiteral } from "./literals.js";
 import type { Scope } from "./scope.js";
+import { toTimestampLtzType } from "./timestamp-precision.js";
 
 /**
  * How to bind expressions of one clause. `hook` sees every sub-expression first (outermost
@@ -95,7 +96,7 @@ export function callOf(fn: string, args: readonly Expr[], span: ast.Span): Expr 
   return E.call(
     name,
     args.map((a, i) => coerce(a, inf.argTypes[i]!)),
-    roundingType(name, args, inf.type),
+    roundingType(name, args, toTimestampLtzType(name, args, inf.type, span)),
   );
 }
 

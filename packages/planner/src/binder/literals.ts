@@ -154,12 +154,12 @@ export function bindTypedLiteral(node: TypedLiteral): Literal {
       const t = parseTime(v);
       if (t === undefined)
         fail("invalid-literal", `invalid TIME literal '${node.value}'`, node.span, "use 'HH:mm:ss'");
-      return E.literal(t.ms, T.time(t.precision, false));
+      return E.literal(t.ms, T.time(Math.min(3, t.precision), false));
     }
     case "TIMESTAMP": {
       const m = /^(\d{4}-\d{1,2}-\d{1,2})(?:[ T](.+))?$/.exec(v);
       const days = m ? parseDate(m[1]!) : undefined;
-      const t = m?.[2] !== undefined ? parseTime(m[2]) : { ms: 0, precision: 0 };
+      const t = m?.[2] !== undefined ? parseTime(m[2]) : { ms: 0, precision: 0, subMillisNanos: 0 };
       if (days === undefined || t === undefined) {
         fail(
           "invalid-literal",
@@ -168,7 +168,13 @@ export function bindTypedLiteral(node: TypedLiteral): Literal {
           "use 'yyyy-MM-dd HH:mm:ss[.SSS]'",
         );
       }
-      return E.literal(days * 86_400_000 + t.ms, T.timestamp(t.precision, false));
+      const ms = days * 86_400_000 + t.ms;
+      // TIMESTAMP(4..9) values are bigint epoch nanos at run time: the literal carries their digits
+      if (t.precision > 3) {
+        const nanos = BigInt(ms) * 1_000_000n + BigInt(t.subMillisNanos);
+        return E.literal(String(nanos), T.timestamp(t.precision, false));
+      }
+      return E.literal(ms, T.timestamp(t.precision, false));
     }
     default: {
       const _exhaustive: never = node.type;
@@ -192,7 +198,7 @@ function parseDate(s: string): number | undefined {
   return ms / 86_400_000;
 }
 
-function parseTime(s: string): { ms: number; precision: number } | undefined {
+function parseTime(s: string): { ms: number; precision: number; subMillisNanos: number } | undefined {
   const m = /^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$/.exec(s);
   if (!m) return undefined;
   const h = Number(m[1]);
@@ -201,5 +207,6 @@ function parseTime(s: string): { ms: number; precision: number } | undefined {
   if (h > 23 || mi > 59 || sec > 59) return undefined;
   const frac = m[4] ?? "";
   const ms = Number(frac.padEnd(3, "0").slice(0, 3));
-  return { ms: ((h * 60 + mi) * 60 + sec) * 1000 + ms, precision: frac.length };
+  const subMillisNanos = Number(frac.padEnd(9, "0").slice(3, 9));
+  return { ms: ((h * 60 + mi) * 60 + sec) * 1000 + ms, precision: frac.length, subMillisNanos };
 }

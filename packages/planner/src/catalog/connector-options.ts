@@ -523,6 +523,8 @@ interface MetadataSpec {
 const isString = (t: DataType) => t.kind === "VARCHAR" || t.kind === "CHAR";
 const intOrBigint = (t: DataType) => t.kind === "INT" || t.kind === "BIGINT";
 const meta = (type: string, accepts: (t: DataType) => boolean): MetadataSpec => ({ type, accepts });
+/** TIMESTAMP_LTZ(0..3): (4..9) would be bigint nanos at run time, and metadata values are not cast. */
+const millisLtz = (t: DataType): boolean => t.kind === "TIMESTAMP_LTZ" && t.precision <= 3;
 const KAFKA_METADATA: Readonly<Record<string, MetadataSpec>> = {
   topic: meta("STRING", isString),
   partition: meta("INT", intOrBigint),
@@ -532,7 +534,7 @@ const KAFKA_METADATA: Readonly<Record<string, MetadataSpec>> = {
   ),
   "leader-epoch": meta("INT", intOrBigint),
   offset: meta("BIGINT", (t) => t.kind === "BIGINT"),
-  timestamp: meta("TIMESTAMP_LTZ(3)", (t) => t.kind === "TIMESTAMP_LTZ"),
+  timestamp: meta("TIMESTAMP_LTZ(3)", millisLtz),
   "timestamp-type": meta("STRING", isString),
   key: meta("BYTES", (t) => t.kind === "VARBINARY" || t.kind === "BINARY"),
 };
@@ -540,7 +542,8 @@ const KAFKA_METADATA: Readonly<Record<string, MetadataSpec>> = {
 /**
  * The metadata keys of each connector (`METADATA FROM 'key'`); a connector not listed has none.
  * The values are not cast: a metadata column is declared with its key's type (any precision of a
- * timestamp, INT or BIGINT for an INT key) and converted in a computed column or the query.
+ * timestamp up to 3 — the values are milliseconds —, INT or BIGINT for an INT key) and converted
+ * in a computed column or the query.
  */
 export const CONNECTOR_METADATA: Readonly<Record<string, Readonly<Record<string, MetadataSpec>>>> = {
   kafka: KAFKA_METADATA,
@@ -549,7 +552,7 @@ export const CONNECTOR_METADATA: Readonly<Record<string, Readonly<Record<string,
     "file.path": meta("STRING", isString),
     "file.name": meta("STRING", isString),
     "file.size": meta("BIGINT", (t) => t.kind === "BIGINT"),
-    "file.modification-time": meta("TIMESTAMP_LTZ(3)", (t) => t.kind === "TIMESTAMP_LTZ"),
+    "file.modification-time": meta("TIMESTAMP_LTZ(3)", millisLtz),
   },
 };
 

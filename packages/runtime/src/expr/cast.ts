@@ -28,6 +28,7 @@ import {
 } from "./decimal.js";
 import { ExpressionError } from "./errors.js";
 import { formatSqlValue } from "./format.js";
+import { preciseCast } from "./timestamp-precision.js";
 import type { Zone } from "./timezone.js";
 import { instantToLocal, localToInstant } from "./timezone.js";
 
@@ -289,6 +290,8 @@ export function castFunction(from: DataType, to: DataType, zone: Zone): CastFn {
     const fit = fitString(to);
     return (v) => fit(formatSqlValue(v, from, zone));
   }
+  const precise = preciseCast(from, to, zone, castFunction);
+  if (precise !== undefined) return precise;
   if (f === "CHAR" || f === "VARCHAR") return fromString(to, from, zone);
   if (isNumeric(from) || f === "BOOLEAN") {
     if (f === "BOOLEAN") {

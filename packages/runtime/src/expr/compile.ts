@@ -9,6 +9,7 @@ import { decimalFromNumber, parseDecimal } from "./decimal.js";
 import { ExpressionError } from "./errors.js";
 import { comparisonCode } from "./fnOperators.js";
 import { FUNCTION_IMPLS } from "./functions.js";
+import { isPreciseTimestamp, preciseCall } from "./timestamp-precision.js";
 import type { Zone } from "./timezone.js";
 import { getZone } from "./timezone.js";
 
@@ -111,6 +112,11 @@ class CodeGen {
         return this.env(Uint8Array.from(Buffer.from(String(value), "hex")));
       case "BIGINT":
         return int64Atom(value);
+      case "TIMESTAMP":
+      case "TIMESTAMP_LTZ":
+        // TIMESTAMP(4..9): bigint epoch nanos, written as a string by the binder
+        if (isPreciseTimestamp(type)) return bigintAtom(BigInt(value as string | number));
+        return numberAtom(value as number);
       default:
         if (typeof value === "number") return numberAtom(value);
         return JSON.stringify(value);
@@ -268,7 +274,7 @@ class CodeGen {
       ctx: this.ctx,
       env: this.env,
     };
-    const code = impl.gen(site);
+    const code = preciseCall(fn, site, impl) ?? impl.gen(site);
     const v = this.newVar();
     if (impl.strict === false) {
       this.line(`${v} = ${code};`);
@@ -298,6 +304,10 @@ function int64Atom(value: string | number | boolean): string {
   if (v === null) throw new ExpressionError(`BIGINT literal ${value} is out of range`);
   if (typeof v === "number") return numberAtom(v);
   return v < 0n ? `(${v}n)` : `${v}n`;
+}
+
+function bigintAtom(n: bigint): string {
+  return n < 0n ? `(${n}n)` : `${n}n`;
 }
 
 function numberAtom(n: number): string {

@@ -46,6 +46,7 @@ const LETTERS = new Set([
   "m",
   "s",
   "S",
+  "n",
   "E",
   "a",
   "D",
@@ -86,7 +87,8 @@ export function tokenize(pattern: string): Token[] {
   return tokens;
 }
 
-type Formatter = (ts: number) => string;
+/** `nanoOfMilli`: the nanoseconds within the millisecond of a TIMESTAMP(4..9) value (`S` beyond three, `n`). */
+type Formatter = (ts: number, nanoOfMilli?: number) => string;
 
 function fieldFormatter(letter: string, count: number): Formatter {
   const dayOf = (ts: number) => floorDiv(ts, MS_PER_DAY);
@@ -121,10 +123,15 @@ function fieldFormatter(letter: string, count: number): Formatter {
     case "s":
       return (ts) => pad(Math.floor(msOf(ts) / 1000) % 60, count);
     case "S":
-      return (ts) => {
+      return (ts, nanos = 0) => {
         const frac = pad(msOf(ts) % 1000, 3);
-        return count <= 3 ? frac.slice(0, count) : frac + "0".repeat(count - 3);
+        if (count <= 3) return frac.slice(0, count);
+        const digits = frac + pad(nanos, 6);
+        return count <= 9 ? digits.slice(0, count) : digits + "0".repeat(count - 9);
       };
+    // java.time's nano-of-second
+    case "n":
+      return (ts, nanos = 0) => pad((msOf(ts) % 1000) * 1_000_000 + nanos, count);
     case "E":
       return (ts) => {
         const name = DAYS[isoDayOfWeek(dayOf(ts)) - 1];
@@ -160,9 +167,9 @@ export function dateFormatter(pattern: string, javaTime = false): Formatter {
   const parts: (string | Formatter)[] = tokenize(pattern).map((t) =>
     "literal" in t ? t.literal : fieldFormatter(javaTime && t.letter === "u" ? "y" : t.letter, t.count),
   );
-  f = (ts) => {
+  f = (ts, nanos) => {
     let out = "";
-    for (const p of parts) out += typeof p === "string" ? p : p(ts);
+    for (const p of parts) out += typeof p === "string" ? p : p(ts, nanos);
     return out;
   };
   if (formatters.size > 1000) formatters.clear();
@@ -373,7 +380,10 @@ export function dateParser(pattern: string, lenient = false, smart = false): Par
   });
   // Lenient (SimpleDateFormat.parse): a prefix of the text may match, fields roll over.
   const regex = new RegExp(lenient ? re : `${re}\\s*$`);
-  const quick = lenient ? greedyMatcher(tokens) : null;
+  // SimpleDateFormat's S is a count of milliseconds (`.123456` is 123.456 s), not a fraction: the
+  // regex path reads it whole
+  const lenientMillis = lenient && tokens.some((t) => "letter" in t && t.letter === "S");
+  const quick = lenient && !lenientMillis ? greedyMatcher(tokens) : null;
   const nFields = fields.length;
   const codes = Int32Array.from(fields, (f) => f.letter.charCodeAt(0));
   const counts = Int32Array.from(fields, (f) => f.count);
@@ -476,7 +486,7 @@ export function dateParser(pattern: string, lenient = false, smart = false): Par
             second = n;
             break;
           case "S":
-            ms = q === undefined ? Number(v.slice(0, 3).padEnd(3, "0")) : n;
+            ms = lenientMillis ? Number(v) : q === undefined ? Number(v.slice(0, 3).padEnd(3, "0")) : n;
             break;
           case "a":
             pm = v.toUpperCase() === "PM" ? 1 : 0;

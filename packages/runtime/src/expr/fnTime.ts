@@ -94,6 +94,8 @@ function field(unit: string): Wall {
       return (w) => msOfDay(w) % 1000;
     case "MICROSECOND":
       return (w) => (msOfDay(w) % 1000) * 1000;
+    case "NANOSECOND":
+      return (w) => (msOfDay(w) % 1000) * 1_000_000;
     case "DECADE":
       return (w) => Math.floor(civilFromDays(days(w)).year / 10);
     case "CENTURY":
@@ -395,12 +397,14 @@ const toTimestampLtz: FnImpl = {
         ? (v: unknown) => decimalToNumber(v as bigint, t.scale)
         : (v: unknown) => Number(v); // a BIGINT beyond ±2^53 is a bigint (out of range anyway)
     const f = (v: unknown, precision = 3) => {
-      if (precision !== 0 && precision !== 3) {
-        throw new ExpressionError(`TO_TIMESTAMP_LTZ: precision must be 0 or 3, got ${precision}`);
+      if (!Number.isInteger(precision) || precision < 0 || precision > 3) {
+        throw new ExpressionError(
+          `TO_TIMESTAMP_LTZ: precision must be from 0 to 3 here (4 to 9 need a literal precision), got ${precision}`,
+        );
       }
-      // as Flink: epoch seconds (precision 0) or millis (3), the fraction dropped, NaN as 0
-      // (Java's long conversion); never a NaN or out-of-range instant
-      return instantOrNull(precision === 0 ? javaLong(num(v)) * 1000 : javaLong(num(v)));
+      // as Flink: the number in units of 10^-precision seconds (0 seconds, 3 millis), the
+      // fraction dropped, NaN as 0 (Java's long conversion); never a NaN or out-of-range instant
+      return instantOrNull(javaLong(num(v)) * 10 ** (3 - precision));
     };
     return `${c.env(f)}(${c.args.join(", ")})`;
   },

@@ -1,6 +1,7 @@
 import type { DataType } from "@weir/planner";
 import { formatDate, formatTime, formatTimestamp, MS_PER_DAY } from "./datetime.js";
 import { formatDecimal } from "./decimal.js";
+import { formatPrecise } from "./timestamp-precision.js";
 import type { Zone } from "./timezone.js";
 import { instantToLocal } from "./timezone.js";
 
@@ -73,8 +74,10 @@ export function formatSqlValue(value: unknown, type: DataType, zone: Zone): stri
     case "TIME":
       return formatTime(value as number, type.precision);
     case "TIMESTAMP":
+      if (typeof value === "bigint") return formatPrecise(value, type, zone);
       return formatTimestamp(value as number, type.precision);
     case "TIMESTAMP_LTZ":
+      if (typeof value === "bigint") return formatPrecise(value, type, zone);
       return formatTimestamp(instantToLocal(value as number, zone), type.precision);
     case "INTERVAL_DAY_TIME":
     case "INTERVAL_YEAR_MONTH":

@@ -52,5 +52,15 @@ export {
 } from "./decimal.js";
 export { ExpressionError } from "./errors.js";
 export { formatInterval, formatSqlValue, javaDoubleToString, javaFloatToString } from "./format.js";
+export {
+  formatTimestampNanos,
+  isPreciseTimestamp,
+  millisToNanos,
+  nanoOfMilli,
+  nanosToMillis,
+  parseTimestampNanos,
+  truncateNanos,
+  viaMillis,
+} from "./timestamp-precision.js";
 export type { Zone } from "./timezone.js";
 export { getZone, instantToLocal, localToInstant } from "./timezone.js";

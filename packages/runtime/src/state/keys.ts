@@ -1,5 +1,6 @@
 import type { DataType } from "@weir/planner";
 import type { Row } from "../changelog.js";
+import { isPreciseTimestamp } from "../expr/timestamp-precision.js";
 
 /**
  * A state key: the encoded key fields of a row. Two rows have the same key exactly when their key
@@ -53,7 +54,8 @@ export function keyCodec(fields: readonly number[], types: readonly DataType[]):
         decode: (key) => [typeof key === "number" ? key : key === "" ? null : BigInt(key.slice(1))],
       };
     }
-    if (kind !== undefined && NUMERIC_KINDS.has(kind)) {
+    // TIMESTAMP(4..9) values are bigints (epoch nanos): the tagged string form keeps them
+    if (kind !== undefined && NUMERIC_KINDS.has(kind) && !isPreciseTimestamp(types[f])) {
       return {
         fields,
         encode: (row) => {
