@@ -23,6 +23,7 @@ const VALUE_FLAGS = new Set([
   "rate",
   "write-file",
   "from-file",
+  "steady-file",
   "dir",
   "timeout",
   "i",

@@ -65,7 +65,10 @@ Commands:
       --write-file PATH     write --events generated events to PATH as JSON lines and exit
       --from-file PATH      read the events from such a file (filesystem connector, json format);
                             the warm-up is one run over the file (--warmup 0: none); the query
-                            read (every column into a blackhole) also runs a JSON.parse loop
+                            read (every column into a blackhole) also runs a JSON.parse loop;
+                            q10's filesystem sink writes into a temporary directory
+      --steady-file PATH    with --from-file: then a run over this larger file, and the cost per
+                            event between the two (steady state: (cpu2 - cpu1) / (n2 - n1))
   help, --help, -h          show this text (also after a command: weir run --help)
   --version                 print the version
 
@@ -78,7 +81,18 @@ const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
   explain: ["changelog-mode", "all"],
   check: ["strict", "json"],
   savepoint: ["dir", "stop", "timeout"],
-  bench: ["query", "events", "warmup", "sample-memory", "rate", "metrics", "json", "write-file", "from-file"],
+  bench: [
+    "query",
+    "events",
+    "warmup",
+    "sample-memory",
+    "rate",
+    "metrics",
+    "json",
+    "write-file",
+    "from-file",
+    "steady-file",
+  ],
   repl: ["i", "f"],
   "": ["i", "f", "version"],
   help: [],

@@ -97,6 +97,25 @@ export interface BenchResult {
   readonly memory?: readonly MemorySample[];
   /** With `'execution.checkpointing.interval'` set: the measured run's checkpoints. */
   readonly checkpoints?: CheckpointStats;
+  /** With a second, larger file (`--steady-file`): the cost per event between the two runs. */
+  readonly steady?: SteadyState;
+}
+
+/**
+ * The cost per event at steady state: a measured run over a larger file after the one over the
+ * smaller file, in the same process, and the difference of the two — the fixed per-run cost
+ * (planning, start-up, the first events' JIT) cancels, what is left is what each further event costs.
+ */
+export interface SteadyState {
+  /** Events of the larger file. */
+  readonly toEvents: number;
+  /** Process CPU seconds of the run over the larger file. */
+  readonly toCpuSeconds: number;
+  readonly toPeakRssBytes: number;
+  /** (cpu(larger) − cpu(smaller)) / (events(larger) − events(smaller)), in microseconds. */
+  readonly cpuMicrosecondsPerEvent: number;
+  /** The inverse: events per CPU-second at steady state. */
+  readonly eventsPerSecondPerCore: number;
 }
 
 /**
@@ -218,9 +237,11 @@ export function withEvents(dag: PhysicalDag, events: number, rate?: number): Phy
 /**
  * The plan reading the events from `file` (JSON lines, as `writeNexmarkFile` writes them) with
  * the `filesystem` connector and the `json` format in place of its nexmark sources: the same
- * columns, computed `dateTime` and watermark.
+ * columns, computed `dateTime` and watermark. Sinks become blackholes, except `filesystem` sinks
+ * when `sinkDir` is given (q10): they write into that directory instead of the query's path, so
+ * that the file's cost is measured as another engine writing the same files measures it.
  */
-export function withFile(dag: PhysicalDag, file: string): PhysicalDag {
+export function withFile(dag: PhysicalDag, file: string, sinkDir?: string): PhysicalDag {
   const nodes = dag.nodes.map((n): PhysicalNode => {
     if (n.kind === "source" && n.connector === "nexmark") {
       return {
@@ -228,6 +249,9 @@ export function withFile(dag: PhysicalDag, file: string): PhysicalDag {
         connector: "filesystem",
         options: { connector: "filesystem", path: resolve(file), format: "json" },
       };
+    }
+    if (n.kind === "sink" && n.connector === "filesystem" && sinkDir !== undefined) {
+      return { ...n, options: { ...n.options, path: sinkDir } };
     }
     if (n.kind === "sink") return { ...n, connector: "blackhole", options: { connector: "blackhole" } };
     return n;
@@ -249,9 +273,17 @@ export async function benchQuery(query: string, options: BenchOptions, out: Outp
   const file = options.fromFile;
   const checkpointing = benchCheckpoints(dag);
   let stats: { durations: number[]; bytes: number[] } = { durations: [], bytes: [] };
+  // Reading a file, q10's filesystem sink writes: into a fresh directory per run, all removed at the end.
+  const sinkDirs: string[] = [];
+  const writesFiles = dag.nodes.some((n) => n.kind === "sink" && n.connector === "filesystem");
   const run = async (events: number, sampler?: MemorySampler): Promise<number> => {
     stats = { durations: [], bytes: [] };
-    const input = file === undefined ? withEvents(dag, events, options.rate) : withFile(dag, file);
+    let sinkDir: string | undefined;
+    if (file !== undefined && writesFiles) {
+      sinkDir = mkdtempSync(join(tmpdir(), `weir-bench-${query}-`));
+      sinkDirs.push(sinkDir);
+    }
+    const input = file === undefined ? withEvents(dag, events, options.rate) : withFile(dag, file, sinkDir);
     const scraper = options.metrics ? scrapeEverySecond(engine) : null;
     let result: Awaited<ReturnType<Engine["runDag"]>>;
     try {
@@ -275,6 +307,7 @@ export async function benchQuery(query: string, options: BenchOptions, out: Outp
   } finally {
     checkpointing?.cleanup();
     await engine.close();
+    for (const d of sinkDirs) rmSync(d, { recursive: true, force: true });
   }
 }
 

@@ -32,7 +32,9 @@ const DEFAULT_EVENTS = 1_000_000;
  * `--write-file PATH [--events N] [--rate N]` writes the generator's events as JSON lines and
  * exits; `--from-file PATH` runs the queries over such a file (`filesystem` / `json`), the warm-up
  * being one whole run over it (none with `--warmup 0`), and the `read` query (every column into a
- * blackhole) beside its plain `JSON.parse`-per-line loop (`json-parse-js`).
+ * blackhole) beside its plain `JSON.parse`-per-line loop (`json-parse-js`); q10's filesystem sink
+ * then writes into a temporary directory. `--steady-file LARGER` adds, per query, a run over the
+ * larger file in the same process and the cost per event between the two runs (steady state).
  */
 export async function benchCommand(cmd: CommandLine, out: Output): Promise<number> {
   const suite = cmd.positionals[0];
@@ -54,6 +56,12 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
     );
     return 0;
   }
+  const steadyFile = pathFlag(cmd.flags.get("steady-file"), "--steady-file");
+  if (steadyFile !== undefined && fromFile === undefined) {
+    throw new UsageError(
+      "--steady-file needs --from-file (the smaller events file; --steady-file the larger)",
+    );
+  }
   if (fromFile !== undefined && cmd.flags.has("events")) {
     throw new UsageError("--from-file reads every event of the file; --events is for the generator");
   }
@@ -68,6 +76,12 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
   const warmupEvents =
     parseCount(cmd.flags.get("warmup"), "--warmup") ??
     (fromFile !== undefined ? events : Math.ceil(events / 10));
+  const steadyEvents = steadyFile !== undefined ? await countLines(steadyFile) : 0;
+  if (steadyFile !== undefined && steadyEvents <= events) {
+    throw new UsageError(
+      `--steady-file must hold more events than --from-file (${steadyEvents.toLocaleString("en-US")} <= ${events.toLocaleString("en-US")})`,
+    );
+  }
   const json = cmd.flags.has("json");
   const sampleFlag = cmd.flags.get("sample-memory");
   const sampleMemoryEvery =
@@ -93,6 +107,26 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
     let r: BenchResult;
     try {
       r = await benchQuery(q, options, out);
+      if (steadyFile !== undefined) {
+        // The larger file right after, in the same (warm) process, no further warm-up.
+        const big = await benchQuery(
+          q,
+          { ...options, fromFile: steadyFile, events: steadyEvents, warmupEvents: 0 },
+          out,
+        );
+        const perEvent = (big.cpuSeconds - r.cpuSeconds) / (steadyEvents - events);
+        // (In µs: the JSON output keeps three decimals.)
+        r = {
+          ...r,
+          steady: {
+            toEvents: steadyEvents,
+            toCpuSeconds: big.cpuSeconds,
+            toPeakRssBytes: big.peakRssBytes,
+            cpuMicrosecondsPerEvent: perEvent * 1e6,
+            eventsPerSecondPerCore: 1 / perEvent,
+          },
+        };
+      }
     } catch (e) {
       out.err(`weir bench: ${q} failed: ${e instanceof Error ? e.message : String(e)}`);
       failed.push(q);
@@ -103,6 +137,7 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
       out.out(line(r));
       if (r.memory) for (const l of memoryLines(r)) out.out(l);
       if (r.checkpoints) out.out(checkpointLine(r.checkpoints));
+      if (r.steady) out.out(steadyLine(r));
     }
     if (q === READ_QUERY && fromFile !== undefined) {
       const c = await benchParseCeiling({ ...options, fromFile });
@@ -128,6 +163,12 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
     );
   }
   return failed.length > 0 ? 2 : 0;
+}
+
+/** The steady state between the two files, indented under the smaller file's line. */
+function steadyLine(r: BenchResult): string {
+  const s = r.steady!;
+  return `  steady state, events ${r.events.toLocaleString("en-US")} → ${s.toEvents.toLocaleString("en-US")}: cpu ${r.cpuSeconds.toFixed(2)} s → ${s.toCpuSeconds.toFixed(2)} s, ${s.cpuMicrosecondsPerEvent.toFixed(2)} µs per event, ${Math.round(s.eventsPerSecondPerCore).toLocaleString("en-US")} events/s per core, peak RSS ${Math.round(s.toPeakRssBytes / 2 ** 20)} MiB`;
 }
 
 /** The measured run's checkpoints, indented under its line. */
