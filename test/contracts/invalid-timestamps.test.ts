@@ -36,12 +36,15 @@ describe("invalid timestamps never become NaN (issue 14)", () => {
     ["text that does not parse", "yesterday"],
     ["a missing offset for XXX", "2026-06-24T11:48:25"],
     ["epoch millis as a string", "1782300000000"],
-  ])("%s: TO_TIMESTAMP_LTZ(UNIX_TIMESTAMP(s, fmt) * 1000, 3) is 1970-01-01, as in Flink (Long.MIN_VALUE × 1000 wraps to 0)", async (_name, text) => {
-    // Flink 2.3 gives the same (test/oracle/expressions.sql): BIGINT arithmetic wraps as Java's long.
-    const r = await value(`TO_TIMESTAMP_LTZ(UNIX_TIMESTAMP('${text}', ${XXX}) * 1000, 3)`);
-    expect(r.code, r.err).toBe(0);
-    expect(r.out).toBe("+I[1970-01-01 00:00:00.000]");
-  });
+  ])(
+    "%s: TO_TIMESTAMP_LTZ(UNIX_TIMESTAMP(s, fmt) * 1000, 3) is 1970-01-01, as in Flink (Long.MIN_VALUE × 1000 wraps to 0)",
+    async (_name, text) => {
+      // Flink 2.3 gives the same (test/oracle/expressions.sql): BIGINT arithmetic wraps as Java's long.
+      const r = await value(`TO_TIMESTAMP_LTZ(UNIX_TIMESTAMP('${text}', ${XXX}) * 1000, 3)`);
+      expect(r.code, r.err).toBe(0);
+      expect(r.out).toBe("+I[1970-01-01 00:00:00.000]");
+    },
+  );
 
   it("UNIX_TIMESTAMP of the invalid inputs is Flink's Long.MIN_VALUE marker, never NaN", async () => {
     for (const text of ["yesterday", "2026-06-24T11:48:25", "1782300000000"]) {
