@@ -69,8 +69,12 @@ describe("lenient date parser: the greedy matcher agrees with the regex", () => 
     expect(m("2026-06-24T09:30:15-01:30")).toEqual([2026, 6, 24, 9, 30, 15, -5_400_000]);
     expect(m(" 2026-06-24T09:30:15Z")).toBeUndefined();
     expect(greedyMatcher(tokenize("dd MMM yyyy"))).toBeNull();
-    expect(greedyMatcher(tokenize("yyyy-MM-dd HH:mm:ss.SSS"))!("2026-06-24 00:00:00.5")).toEqual([
-      2026, 6, 24, 0, 0, 0, 500,
-    ]);
+    // S is SimpleDateFormat's count of milliseconds, not a fraction: `.5` is 5 ms, `.123456` 123.456 s
+    const ms = greedyMatcher(tokenize("yyyy-MM-dd HH:mm:ss.SSS"))!;
+    expect(ms("2026-06-24 00:00:00.5")).toEqual([2026, 6, 24, 0, 0, 0, 5]);
+    expect(ms("2026-06-24 00:00:00.123456")).toEqual([2026, 6, 24, 0, 0, 0, 123456]);
+    // and the same instant as the regex path (which UNIX_TIMESTAMP takes when the matcher declines)
+    const unix = dateParser("yyyy-MM-dd HH:mm:ss.SSS", true);
+    expect(unix("2026-06-24 00:00:00.123456")).toBe(Date.UTC(2026, 5, 24) + 123456);
   });
 });

@@ -413,7 +413,6 @@ class ByteReader {
   }
 
   private number(): void {
-    const b = this.b;
     let p = this.p;
     const neg = this.at(p) === 45;
     if (neg) p++;
@@ -441,7 +440,6 @@ class ByteReader {
       if (!(c >= 48 && c <= 57)) throw GIVE_UP;
       while (c >= 48 && c <= 57) c = this.at(++p);
     }
-    void b;
     this.p = p;
     this.smallInt = integer && intDigits <= 15;
     this.intValue = neg ? -v : v;

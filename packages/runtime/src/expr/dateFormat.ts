@@ -190,8 +190,8 @@ const parsers = new Map<string, Parser>();
  * trailing zone offset and literals (`yyyy-MM-dd'T'HH:mm:ssXXX`): each construct takes what the
  * regex's greedy choice takes, and the groups are returned only when that all-greedy path reaches
  * the end of the pattern — which is then the regex's own match (the first path of its
- * backtracking search). It returns each group as the parser reads it: `Number(group)`, for `S`
- * the milliseconds, for a zone its offset in ms. `undefined` whenever it is not sure (leading whitespace, a letter field,
+ * backtracking search). It returns each group as the lenient parser reads it: `Number(group)` (for `S`
+ * a count of milliseconds, as SimpleDateFormat), for a zone its offset in ms. `undefined` whenever it is not sure (leading whitespace, a letter field,
  * a path that fails): the regex decides. Null when the pattern has a field it does not handle.
  */
 export function greedyMatcher(tokens: readonly Token[]): ((text: string) => number[] | undefined) | null {
@@ -203,8 +203,6 @@ export function greedyMatcher(tokens: readonly Token[]): ((text: string) => numb
         readonly min: number;
         readonly max: number;
         readonly sign: boolean;
-        /** `S`: the value is the first three digits, zero-padded (milliseconds). */
-        readonly frac: boolean;
       }
     | { readonly k: "zone" };
   const steps: Step[] = [];
@@ -226,14 +224,14 @@ export function greedyMatcher(tokens: readonly Token[]): ((text: string) => numb
     else if (t.letter === "y" && t.count !== 2)
       steps.push(
         adjacentNumeric
-          ? { k: "digits", min: t.count, max: t.count, sign: true, frac: false }
-          : { k: "digits", min: 1, max: Number.POSITIVE_INFINITY, sign: true, frac: false },
+          ? { k: "digits", min: t.count, max: t.count, sign: true }
+          : { k: "digits", min: 1, max: Number.POSITIVE_INFINITY, sign: true },
       );
     else
       steps.push(
         adjacentNumeric
-          ? { k: "digits", min: t.count, max: t.count, sign: false, frac: t.letter === "S" }
-          : { k: "digits", min: 1, max: Math.max(t.count, 9), sign: false, frac: t.letter === "S" },
+          ? { k: "digits", min: t.count, max: t.count, sign: false }
+          : { k: "digits", min: 1, max: Math.max(t.count, 9), sign: false },
       );
   }
   const isDigit = (c: number) => c >= 48 && c <= 57;
@@ -248,7 +246,6 @@ export function greedyMatcher(tokens: readonly Token[]): ((text: string) => numb
   const min = new Float64Array(n);
   const max = new Float64Array(n);
   const sign = new Uint8Array(n);
-  const frac = new Uint8Array(n);
   const lit: string[] = new Array<string>(n).fill("");
   let groups = 0;
   for (let i = 0; i < n; i++) {
@@ -265,7 +262,6 @@ export function greedyMatcher(tokens: readonly Token[]): ((text: string) => numb
       min[i] = st.min;
       max[i] = st.max;
       sign[i] = st.sign ? 1 : 0;
-      frac[i] = st.frac ? 1 : 0;
       groups++;
     }
   }
@@ -301,18 +297,15 @@ export function greedyMatcher(tokens: readonly Token[]): ((text: string) => numb
           const d0 = p;
           const most = max[s]!;
           let v = 0;
-          let ms = 0;
           for (; p - d0 < most; p++) {
             const c = text.charCodeAt(p);
             if (!isDigit(c)) break;
             v = v * 10 + (c - 48);
-            if (p - d0 < 3) ms = ms * 10 + (c - 48);
           }
           const digits = p - d0;
           // More than 15 digits: Number(text) rounds them; the regex path does it.
           if (digits < min[s]! || digits > 15) return undefined;
-          if (frac[s] === 1) m[g++] = digits === 1 ? ms * 100 : digits === 2 ? ms * 10 : ms;
-          else m[g++] = neg ? -v : v;
+          m[g++] = neg ? -v : v;
           break;
         }
         default: {
@@ -380,10 +373,7 @@ export function dateParser(pattern: string, lenient = false, smart = false): Par
   });
   // Lenient (SimpleDateFormat.parse): a prefix of the text may match, fields roll over.
   const regex = new RegExp(lenient ? re : `${re}\\s*$`);
-  // SimpleDateFormat's S is a count of milliseconds (`.123456` is 123.456 s), not a fraction: the
-  // regex path reads it whole
-  const lenientMillis = lenient && tokens.some((t) => "letter" in t && t.letter === "S");
-  const quick = lenient && !lenientMillis ? greedyMatcher(tokens) : null;
+  const quick = lenient ? greedyMatcher(tokens) : null;
   const nFields = fields.length;
   const codes = Int32Array.from(fields, (f) => f.letter.charCodeAt(0));
   const counts = Int32Array.from(fields, (f) => f.count);
@@ -449,9 +439,9 @@ export function dateParser(pattern: string, lenient = false, smart = false): Par
       }
     } else
       for (let i = 0; i < fields.length; i++) {
-        // Letters the greedy matcher does not read (MMM, a, E) only come with `m`.
+        // The regex's groups (the greedy matcher's are read above).
         const v = m === null ? "" : m[i + 1];
-        const n = q === undefined ? Number(v) : q[i];
+        const n = Number(v);
         switch (fields[i].letter) {
           case "y":
             year = fields[i].count === 2 ? 2000 + n : n;
@@ -486,7 +476,9 @@ export function dateParser(pattern: string, lenient = false, smart = false): Par
             second = n;
             break;
           case "S":
-            ms = lenientMillis ? Number(v) : q === undefined ? Number(v.slice(0, 3).padEnd(3, "0")) : n;
+            // SimpleDateFormat's S (lenient) is a count of milliseconds (`.123456` is 123.456 s);
+            // strict patterns read it as a fraction of a second
+            ms = lenient ? n : Number(v.slice(0, 3).padEnd(3, "0"));
             break;
           case "a":
             pm = v.toUpperCase() === "PM" ? 1 : 0;
@@ -494,8 +486,7 @@ export function dateParser(pattern: string, lenient = false, smart = false): Par
           case "X":
           case "x":
           case "Z": {
-            if (q !== undefined) offset = n;
-            else if (v === "Z") offset = 0;
+            if (v === "Z") offset = 0;
             else {
               const sign = v[0] === "-" ? -1 : 1;
               const digits = v.slice(1).replace(":", "");
