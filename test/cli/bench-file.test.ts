@@ -100,6 +100,10 @@ describe("weir bench nexmark --write-file / --from-file (issue 18 item 5)", () =
       [["--write-file", "a.json", "--from-file", "b.json"], /cannot be combined/],
       [["--write-file"], /--write-file needs a/],
       [["--steady-file", "b.json"], /--steady-file needs --from-file/],
+      [
+        ["--events", "10", "--set", "execution.state-recovery.path=/tmp/x"],
+        /--set execution.state-recovery.path: a benchmark starts every run from the first event/,
+      ],
     ] as const) {
       const r = await runWeir(["bench", "nexmark", ...argv]);
       expect(r.code).toBe(1);

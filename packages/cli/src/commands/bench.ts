@@ -82,6 +82,13 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
       `--steady-file must hold more events than --from-file (${steadyEvents.toLocaleString("en-US")} <= ${events.toLocaleString("en-US")})`,
     );
   }
+  const recovery = cmd.sets.find(
+    ([k]) => k === "execution.state-recovery.path" || k === "execution.savepoint.path",
+  );
+  if (recovery !== undefined)
+    throw new UsageError(
+      `--set ${recovery[0]}: a benchmark starts every run from the first event (restore a job with weir run --from-savepoint)`,
+    );
   const json = cmd.flags.has("json");
   const sampleFlag = cmd.flags.get("sample-memory");
   const sampleMemoryEvery =
