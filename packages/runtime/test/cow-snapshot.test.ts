@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -242,6 +242,20 @@ describe("CheckpointStore.writeAsync", () => {
     const stored = await writing;
     const text = readFileSync(join(stored.path, "state-op.json"), "utf8");
     expect(text.startsWith('{"version":1,"tables":{\n')).toBe(true);
+    expect(json(readCheckpoint(stored.path).checkpoint.operators.op!.state)).toEqual(atBarrier);
+  });
+
+  it("a state file larger than the 16 MiB read chunk (lines and multi-byte characters across chunk ends) reads back whole", async () => {
+    const b = new MemoryStateBackend({ clock: () => 0 });
+    const v = b.value<string>("v");
+    // ~24 MB of JSON: 12,000 values of 1,000 two-byte characters, each with a key of its own
+    for (let k = 0; k < 12_000; k++) v.put(k, `${k}:${"é".repeat(999)}`);
+    const atBarrier = json(b.snapshot());
+    const stored = await new CheckpointStore(tempDir(), 1).writeAsync(
+      checkpointOf(1, b.snapshot({ deferred: true })),
+      { sliceMs: 0 },
+    );
+    expect(statSync(join(stored.path, "state-op.json")).size).toBeGreaterThan(1 << 24);
     expect(json(readCheckpoint(stored.path).checkpoint.operators.op!.state)).toEqual(atBarrier);
   });
 
