@@ -122,6 +122,28 @@ describe("lookup join against Postgres", () => {
     }
   });
 
+  it("a batch of more distinct keys than one statement takes (200) is looked up in several, every row joined", async () => {
+    const t = await dimTable([]);
+    await sql(`INSERT INTO ${t} SELECT g, 'tier' || g FROM generate_series(1, 450) AS g`);
+    const dag = planScript(
+      `SET 'table.exec.async-lookup.buffer-capacity' = '1000';\n${script(t, "")}`,
+      "lookup.sql",
+      dir,
+    );
+    const r = await start(dag);
+    try {
+      const rows: [number, number][] = Array.from({ length: 450 }, (_, i) => [1000 + i, 450 - i]);
+      r.push(rows);
+      await r.drain();
+      expect(r.lines).toEqual(rows.map(([o, c]) => `+I[${o}, ${c}, tier${c}]`));
+      // One lookup of 450 keys: the Postgres source splits it into statements of 200 keys.
+      expect(r.metric("lookupRequests")).toBe(1);
+      expect(r.metric("lookupKeys")).toBe(450);
+    } finally {
+      await r.job.close();
+    }
+  });
+
   it("LEFT lookup join pads rows without a match, applies the residual condition after the lookup, and is insert-only", async () => {
     const t = await dimTable([
       [1, "gold"],
