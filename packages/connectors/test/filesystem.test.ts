@@ -304,6 +304,32 @@ describe("filesystem sink", () => {
     expect((await readFile(join(dir, "r.csv"), "utf8")).split("\n")[0]).toBe("id,amount");
   });
 
+  it("writes flushes of many buffer chunks in order, json and csv, across several flushes", async () => {
+    const schema = [f("id", T.int()), f("s", T.string())];
+    // ~1.2 MB per flush: several of the sink's 256 KiB chunks; strings that need escaping.
+    const text = (i: number) => `${"é\"x\\".repeat(i % 40)}${"-".repeat(200)}${i}`;
+    const batch = (from: number) =>
+      ChangeBatch.inserts(Array.from({ length: 4000 }, (_, k) => [from + k, text(from + k)]));
+    for (const [format, file, line] of [
+      ["json", "big.jsonl", (i: number) => JSON.stringify({ id: i, s: text(i) })],
+      ["csv", "big.csv", (i: number) => (i % 40 === 0 ? `${i},${text(i)}` : `${i},"${text(i).replaceAll('"', '""')}"`)],
+    ] as const) {
+      const node = sinkNode(schema, { connector: "filesystem", path: file, format, "csv.header": "true" });
+      const sink = registry.sink(node);
+      await sink.open({ node, metrics: new Map(), settings: {}, cwd: dir });
+      sink.write(batch(0));
+      await sink.flush();
+      sink.write(batch(4000));
+      sink.write(batch(8000));
+      await sink.flush();
+      await sink.close();
+      const expected = `${format === "csv" ? "id,s\n" : ""}${Array.from({ length: 12000 }, (_, i) => `${line(i)}\n`).join("")}`;
+      const got = await readFile(join(dir, file), "utf8");
+      expect(got.length).toBe(expected.length);
+      expect(got === expected).toBe(true);
+    }
+  });
+
   it("treats a retraction reaching the json format as an internal error", async () => {
     await expect(runSink({ path: "x.jsonl", format: "json" }, changes)).rejects.toMatchObject({
       domain: "internal",

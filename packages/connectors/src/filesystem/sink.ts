@@ -9,6 +9,7 @@ import {
   type SinkWriter,
   type SinkWriterContext,
 } from "@weir/runtime";
+import { ByteOut } from "../formats/byte-out.js";
 import { csvHeader } from "../formats/csv.js";
 import { FormatOptions, type RecordEncoder } from "../formats/format.js";
 import { formatFactory } from "../formats/registry.js";
@@ -32,6 +33,25 @@ export function inProgressPath(file: string): string {
 /** The hidden file holding the epoch of checkpoint `id` between its pre-commit and its commit. */
 export function stagedPath(file: string, id: number): string {
   return join(dirname(file), `.${basename(file)}.pending-${id}`);
+}
+
+/** Writes `parts` in order at `position` (one `writev`, again for what a short write left); returns the byte count. */
+async function writeAll(fh: FileHandle, parts: readonly Buffer[], position: number): Promise<number> {
+  let total = 0;
+  for (const p of parts) total += p.length;
+  let done = 0;
+  let rest = parts;
+  while (done < total) {
+    const { bytesWritten } = await fh.writev(rest as Buffer[], position + done);
+    if (bytesWritten <= 0) throw new Error(`wrote ${done} of ${total} bytes`);
+    done += bytesWritten;
+    // Skip what was written; the first part left may be written in part.
+    let skip = bytesWritten;
+    let i = 0;
+    while (i < rest.length && skip >= rest[i]!.length) skip -= rest[i++]!.length;
+    rest = i < rest.length ? [rest[i]!.subarray(skip), ...rest.slice(i + 1)] : [];
+  }
+  return total;
 }
 
 /** At-least-once: the file's length at the checkpoint. */
@@ -64,7 +84,8 @@ interface ExactlyOnceCommit {
 export class FilesystemSink implements SinkWriter {
   private fh: FileHandle | null = null;
   private encoder!: RecordEncoder;
-  private pending: string[] = [];
+  /** The lines written since the last flush, as UTF-8 bytes in reusable chunks. */
+  private readonly out = new ByteOut();
   /** Bytes in the file being written (the visible file, or the in-progress file). */
   private bytesWritten = 0;
   private file = "";
@@ -74,6 +95,8 @@ export class FilesystemSink implements SinkWriter {
   private staged: { id: number; length: number }[] = [];
   /** The CSV header line, written first into a file that starts over. */
   private header: string | null = null;
+  /** The header goes before the lines of the next flush. */
+  private headerPending = false;
 
   get transactional(): boolean {
     return this.exactlyOnce;
@@ -115,21 +138,44 @@ export class FilesystemSink implements SinkWriter {
       throw new ConnectorError(`cannot open '${path}' for writing: ${(e as Error).message}`, "user");
     }
     this.header = format.name === "csv" ? csvHeader(node.tableSchema, options) : null;
-    if (this.header !== null && !ctx.restoring) this.pending.push(this.header);
+    this.headerPending = this.header !== null && !ctx.restoring;
   }
 
   write(batch: ChangeBatch): void {
     const { ops, rows, length } = batch;
-    for (let i = 0; i < length; i++) this.pending.push(this.encoder.encode(ops[i] as Op, rows[i]));
+    const out = this.out;
+    const encoder = this.encoder;
+    // A line the encoder rejects half-way is cut back out (the lines before it stay).
+    try {
+      if (encoder.encodeTo !== undefined) {
+        for (let i = 0; i < length; i++) {
+          out.mark();
+          encoder.encodeTo(ops[i] as Op, rows[i], out);
+          out.byte(0x0a);
+        }
+      } else {
+        for (let i = 0; i < length; i++) {
+          out.mark();
+          out.utf8(encoder.encode(ops[i] as Op, rows[i]));
+          out.byte(0x0a);
+        }
+      }
+    } catch (e) {
+      out.rollback();
+      throw e;
+    }
   }
 
   async flush(): Promise<void> {
-    if (this.pending.length === 0 || this.fh === null) return;
-    const text = `${this.pending.join("\n")}\n`;
-    this.pending = [];
-    const data = Buffer.from(text, "utf8");
-    await this.fh.write(data, 0, data.length, this.bytesWritten);
-    this.bytesWritten += data.length;
+    if ((this.out.length === 0 && !this.headerPending) || this.fh === null) return;
+    const chunks = this.out.take();
+    const parts = this.headerPending ? [Buffer.from(`${this.header}\n`, "utf8"), ...chunks] : chunks;
+    this.headerPending = false;
+    try {
+      this.bytesWritten += await writeAll(this.fh, parts, this.bytesWritten);
+    } finally {
+      this.out.release(chunks);
+    }
   }
 
   /**
@@ -215,7 +261,7 @@ export class FilesystemSink implements SinkWriter {
       }
       if (this.exactlyOnce) await this.removeHidden((p) => p !== inProgressPath(this.file));
       else this.bytesWritten = 0;
-      if (this.header !== null) this.pending.unshift(this.header);
+      if (this.header !== null) this.headerPending = true;
       return;
     }
     if (!this.exactlyOnce) {

@@ -1,5 +1,6 @@
 import type { Field } from "@weir/planner";
 import type { ChangeBatchBuilder, Op, Row } from "@weir/runtime";
+import type { ByteOut } from "./byte-out.js";
 import type { AsciiSource } from "./json-fast.js";
 
 /**
@@ -36,6 +37,13 @@ export interface RecordEncoder {
    * change the format cannot represent and the planner should have rejected.
    */
   encode(op: Op, row: Row): string;
+  /**
+   * `encode`, appending the line's UTF-8 bytes (without terminator) to `out` instead of
+   * returning a string: the same bytes as `Buffer.from(encode(op, row))`. Optional (a sink
+   * falls back to `encode`). Throws as `encode` does, possibly after writing part of the line
+   * (the caller rolls `out` back to its mark).
+   */
+  encodeTo?(op: Op, row: Row, out: ByteOut): void;
 }
 
 export interface FormatFactory {

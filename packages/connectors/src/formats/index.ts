@@ -1,5 +1,6 @@
 export * from "./arrow-read.js";
 export * from "./arrow-write.js";
+export * from "./byte-out.js";
 export * from "./changelog-json.js";
 export * from "./csv.js";
 export * from "./debezium-json.js";
@@ -9,6 +10,7 @@ export * from "./format.js";
 export * from "./json.js";
 export * from "./json-parse.js";
 export * from "./json-values.js";
+export * from "./json-writer.js";
 export * from "./raw.js";
 export * from "./registry.js";
 export * from "./temporal.js";

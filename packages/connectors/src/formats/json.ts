@@ -12,6 +12,7 @@ import {
   type TimestampStandard,
   typeHasDecimal,
 } from "./json-values.js";
+import { compileRowWriter } from "./json-writer.js";
 
 /** Reads the `<prefix>.timestamp-format.standard` and `<prefix>.fail-on-missing-field` options. */
 export function jsonValueOptions(options: FormatOptions): JsonValueOptions {
@@ -128,16 +129,25 @@ export const jsonFormat: FormatFactory = {
     };
   },
   encoder(fields, options): RecordEncoder {
-    const toJson = compileRowEncoder(fields, jsonValueOptions(options));
+    const valueOptions = jsonValueOptions(options);
+    const toJson = compileRowEncoder(fields, valueOptions);
+    const toBytes = compileRowWriter(fields, valueOptions);
+    const insertOnly = (op: Op): void => {
+      if (op !== Op.INSERT && op !== Op.UPDATE_AFTER) {
+        throw new ConnectorError(
+          "the json format is insert-only and cannot write a retraction (the planner should have rejected this)",
+          "internal",
+        );
+      }
+    };
     return {
       encode(op, row) {
-        if (op !== Op.INSERT && op !== Op.UPDATE_AFTER) {
-          throw new ConnectorError(
-            "the json format is insert-only and cannot write a retraction (the planner should have rejected this)",
-            "internal",
-          );
-        }
+        insertOnly(op);
         return toJson(row);
+      },
+      encodeTo(op, row, out) {
+        insertOnly(op);
+        toBytes(row, out);
       },
     };
   },
