@@ -36,6 +36,23 @@ describe("run-time errors are positioned at the table's DDL (issue 17, item 12)"
     expect(r.stderr).toContain("The directory 'sql/data' does not exist either.");
   });
 
+  it("a lookup join's filesystem table with a missing file: the same error at its 'path', before the job runs and under --dry-run", async () => {
+    const cwd = workdir({ "o.jsonl": '{"id": 1, "amount": 5}\n' });
+    const script = `CREATE TABLE orders (id INT, amount INT, proc AS PROCTIME()) WITH (
+  'connector' = 'filesystem', 'path' = 'o.jsonl', 'format' = 'json');
+CREATE TABLE dim (id INT, name STRING) WITH (
+  'connector' = 'filesystem', 'path' = 'dim.csv', 'format' = 'csv');
+CREATE TABLE out_t (id INT, name STRING) WITH ('connector' = 'print');
+INSERT INTO out_t SELECT o.id, d.name FROM orders AS o JOIN dim FOR SYSTEM_TIME AS OF o.proc AS d ON o.id = d.id;
+`;
+    for (const dryRun of [false, true]) {
+      const r = await run(script, cwd, { dryRun });
+      expect(r.code).toBe(dryRun ? 1 : 2);
+      expect(r.stderr).toContain("job.sql:4:40: error: table 'dim': cannot read 'dim.csv' (no such file)");
+      expect(r.stdout).not.toContain("+I");
+    }
+  });
+
   it("a record that does not parse names the file and line, and the option that skips it", async () => {
     const cwd = workdir({ "o.jsonl": '{"id": 1, "amount": 5}\n{"id": 2, "amount": "five"}\n' });
     const r = await run(ORDERS("o.jsonl"), cwd);

@@ -6,6 +6,7 @@ export * from "./filesystem/arrow-sink.js";
 export * from "./filesystem/arrow-source.js";
 export * from "./filesystem/files.js";
 export * from "./filesystem/line-reader.js";
+export * from "./filesystem/lookup.js";
 export * from "./filesystem/sink.js";
 export * from "./filesystem/source.js";
 export * from "./formats/index.js";

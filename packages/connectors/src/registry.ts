@@ -3,12 +3,14 @@ import {
   ConnectorError,
   type ConnectorRegistry,
   type LookupSource,
+  type LookupSourceContext,
   type SinkWriter,
   type SourceReader,
 } from "@weir/runtime";
 import { DatagenSource } from "./datagen/source.js";
 import { ArrowFileSink } from "./filesystem/arrow-sink.js";
 import { ArrowFileSource } from "./filesystem/arrow-source.js";
+import { createFilesystemLookup } from "./filesystem/lookup.js";
 import { FilesystemSink } from "./filesystem/sink.js";
 import { FilesystemSource } from "./filesystem/source.js";
 import { connectKafkajs, type KafkaConnect } from "./kafka/client.js";
@@ -69,14 +71,16 @@ export function createConnectorRegistry(options: ConnectorRegistryOptions = {}):
           );
       }
     },
-    lookup(node: LookupJoinNode): LookupSource {
+    lookup(node: LookupJoinNode, ctx: LookupSourceContext): LookupSource {
       switch (node.connector) {
         case "postgres":
         case "jdbc":
           return createPostgresLookup(node);
+        case "filesystem":
+          return createFilesystemLookup(node, ctx);
         default:
           throw new ConnectorError(
-            `connector '${node.connector}' of table ${node.table} is not a lookup source (lookup sources: postgres, jdbc)`,
+            `connector '${node.connector}' of table ${node.table} is not a lookup source (lookup sources: postgres, jdbc, filesystem)`,
             "user",
           );
       }

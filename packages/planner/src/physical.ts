@@ -292,7 +292,7 @@ export interface TemporalJoinNode extends NodeBase {
 
 /**
  * Lookup join (`JOIN dim FOR SYSTEM_TIME AS OF l.proc_time ON ...` against a `postgres` / `jdbc`
- * table): one input, the probe side. Each probe row queries the dimension table by
+ * table, or a `filesystem` table held in a FULL cache): one input, the probe side. Each probe row queries the dimension table by
  * `dimKeys = probe[leftKeys]` when it arrives (through the connector's lookup source, with the
  * table's `'lookup.*'` cache and retries, and 'table.exec.async-lookup.*' for requests in
  * flight), then `condition` filters the joined rows; a LEFT join pads a row without a match.
@@ -324,6 +324,17 @@ export interface LookupConfig {
     readonly expireAfterWriteMs: number | null;
     readonly expireAfterAccessMs: number | null;
     readonly cacheMissingKey: boolean;
+  } | null;
+  /**
+   * A FULL cache (`filesystem` tables): the whole table is loaded into an index on the lookup
+   * keys when the job starts (and on restore), and probe rows are answered from it at once.
+   * null: the table is queried by key (`postgres` / `jdbc`).
+   */
+  readonly full?: {
+    /** `'lookup.full-cache.periodic-reload.interval'`: reload every interval; null = load once. */
+    readonly reloadIntervalMs: number | null;
+    /** `'lookup.full-cache.periodic-reload.schedule-mode'` = FIXED_RATE (default FIXED_DELAY). */
+    readonly fixedRate: boolean;
   } | null;
   /** `'lookup.max-retries'` (default 3). */
   readonly maxRetries: number;

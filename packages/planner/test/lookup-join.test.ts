@@ -105,12 +105,57 @@ describe("lookup join planning", () => {
     ).toThrow(/has computed column 't2'/);
   });
 
-  it("keeps a bounded filesystem side input a regular join; refuses Kafka and versioned tables with Flink's message", () => {
-    const fs = `CREATE TABLE customers (id INT, tier STRING, credit INT)
-      WITH ('connector' = 'filesystem', 'path' = 'c.jsonl', 'format' = 'json');`;
-    const dag = planScript(`${ORDERS}${fs}${OUT}${JOIN()}`);
-    expect(dag.nodes.some((n) => n.kind === "lookup-join")).toBe(false);
-    expect(dag.nodes.some((n) => n.kind === "join")).toBe(true);
+  it("plans a bounded filesystem side input as a lookup join with a FULL cache, a computed probe key in a calc before it", () => {
+    const fs = (opts = "") => `CREATE TABLE customers (id INT, tier STRING, credit INT)
+      WITH ('connector' = 'filesystem', 'path' = 'c.jsonl', 'format' = 'json'${opts});`;
+    const dag = planScript(`${ORDERS}${fs()}${OUT}${JOIN()}`);
+    expect(dag.nodes.some((n) => n.kind === "join")).toBe(false);
+    expect(lookupNode(dag)).toMatchObject({
+      connector: "filesystem",
+      leftKeys: [1],
+      dimKeys: [0],
+      lookup: { cache: null, full: { reloadIntervalMs: null, fixedRate: false } },
+    });
+    const computed = `${ORDERS}${fs(", 'lookup.cache' = 'FULL', 'lookup.full-cache.periodic-reload.interval' = '1 h', 'lookup.full-cache.periodic-reload.schedule-mode' = 'FIXED_RATE'")}${OUT}
+      INSERT INTO out SELECT o.order_id, c.tier FROM orders AS o JOIN customers FOR SYSTEM_TIME AS OF o.proc AS c
+      ON MOD(o.customer, 10) = c.id AND c.credit > o.amount;`;
+    const node = lookupNode(planScript(computed));
+    expect(node).toMatchObject({
+      leftKeys: [4],
+      dimKeys: [0],
+      lookup: { full: { reloadIntervalMs: 3_600_000, fixedRate: true } },
+    });
+    // The residual reads the dimension columns after the computed key column.
+    const plan = explainScript(computed);
+    expect(plan).toContain(
+      "LookupJoin(table=[customers], joinType=[InnerJoin], lookup=[id=$key0], where=[(credit > amount)]",
+    );
+    expect(plan).toMatch(/Calc\(select=\[order_id, customer, amount, proc, \(customer % 10\) AS \$key0\]/);
+
+    const plan2 = (opts: string) => () => planScript(`${ORDERS}${fs(opts)}${OUT}${JOIN()}`);
+    expect(plan2(", 'lookup.cache' = 'PARTIAL'")).toThrow(/a file cannot be queried by key/);
+    expect(plan2(", 'lookup.cache' = 'NONE'")).toThrow(/a file cannot be queried by key/);
+    expect(plan2(", 'lookup.full-cache.reload-strategy' = 'TIMED'")).toThrow(/'TIMED' is not supported/);
+    expect(plan2(", 'lookup.full-cache.timed-reload.iso-time' = '10:15Z'")).toThrow(
+      /'lookup.full-cache.timed-reload.iso-time' has no effect without the TIMED reload strategy/,
+    );
+    expect(plan2(", 'lookup.full-cache.periodic-reload.schedule-mode' = 'FIXED_RATE'")).toThrow(
+      /has no effect without 'lookup.full-cache.periodic-reload.interval'/,
+    );
+    expect(plan2(", 'lookup.full-cache.periodic-reload.interval' = '0 s'")).toThrow(
+      /not a positive duration/,
+    );
+    expect(plan2(", 'source.monitor-interval' = '1 s'")).toThrow(
+      /is unbounded, and a lookup join loads its table whole/,
+    );
+    expect(() =>
+      planScript(`${ORDERS}CREATE TABLE customers (id INT, tier STRING, credit INT)
+        WITH ('connector' = 'filesystem', 'path' = 'c.jsonl', 'format' = 'debezium-json');${OUT}${JOIN()}`),
+    ).toThrow(/format 'debezium-json' reads a changelog/);
+    // A Postgres table has no FULL cache options.
+    expect(() =>
+      planScript(`${ORDERS}${dim(", 'lookup.full-cache.periodic-reload.interval' = '1 h'")}${OUT}${JOIN()}`),
+    ).toThrow(/lookup.full-cache.periodic-reload.interval/);
     const kafka = `CREATE TABLE customers (id INT, tier STRING, credit INT)
       WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = 'h:1', 'format' = 'json');`;
     expect(() => planScript(`${ORDERS}${kafka}${OUT}${JOIN()}`)).toThrow(

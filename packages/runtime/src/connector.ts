@@ -167,8 +167,15 @@ export interface SinkWriter {
 export interface ConnectorRegistry {
   source(node: SourceNode): SourceReader;
   sink(node: SinkNode): SinkWriter;
-  /** The dimension table of a lookup join (`postgres` / `jdbc`); absent: no connector looks up. */
-  lookup?(node: LookupJoinNode): LookupSource;
+  /** The dimension table of a lookup join (`postgres` / `jdbc` / `filesystem`); absent: no connector looks up. */
+  lookup?(node: LookupJoinNode, ctx: LookupSourceContext): LookupSource;
+}
+
+/** What a lookup source may need besides its node (a file's path resolves against `cwd`). */
+export interface LookupSourceContext {
+  readonly settings: Readonly<Record<string, string>>;
+  /** Directory that relative `'path'` options resolve against (the script's working directory). */
+  readonly cwd: string;
 }
 
 /**
@@ -185,7 +192,16 @@ export interface LookupSource {
    * each of `keys` (values in `node.dimKeys` order, none NULL): one array of rows per key.
    */
   lookup(keys: readonly (readonly unknown[])[]): Promise<Row[][]>;
+  /**
+   * A source that holds its whole table in memory (a FULL cache) answers at once, after `open`:
+   * the rows whose key columns equal `key` (values in `node.dimKeys` order, none NULL). The
+   * lookup join then never calls `lookup`. It throws when the table could not be loaded again
+   * (a failed reload), which fails the job.
+   */
+  lookupNow?(key: readonly unknown[]): readonly Row[];
   close(): Promise<void>;
+  /** Keys held in a FULL cache (the operator's `lookupCacheSize`). */
+  readonly cacheSize?: number;
   /** Statements retried and connections opened so far (the operator's `lookupRetries`, `lookupConnects`). */
   readonly retries?: number;
   readonly connects?: number;

@@ -4,6 +4,7 @@ import {
   checkReachable,
   createConnectorRegistry,
   deliveryProblems,
+  listInputFiles,
   mergeBackfill,
 } from "@weir/connectors";
 import { type Diagnostic, parse, renderDiagnostic, type Statement } from "@weir/parser";
@@ -554,6 +555,16 @@ export class Engine {
   private async checkSources(dag: PhysicalDag, file: string): Promise<string[]> {
     const problems: string[] = [];
     for (const n of dag.nodes) {
+      if (n.kind === "lookup-join" && n.connector === "filesystem") {
+        // A lookup join's filesystem table is loaded when the job opens: its files must be there.
+        try {
+          await listInputFiles(n.options.path ?? "", this.options.cwd);
+        } catch (e) {
+          const problem = e instanceof ConnectorError ? e.ofTable(n.table) : e;
+          problems.push(renderRuntimeError(problem, dag, this.catalog, this.scriptSource, file));
+        }
+        continue;
+      }
       if (n.kind !== "source" && n.kind !== "sink") continue;
       let problem: unknown = null;
       try {

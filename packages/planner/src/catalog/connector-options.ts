@@ -217,6 +217,42 @@ const lookupOptions: OptionSpec[] = [
   },
 ];
 
+/** A `filesystem` table as the dimension of a lookup join: a FULL cache (Flink's LookupOptions). */
+const fullCacheOptions: OptionSpec[] = [
+  {
+    key: "lookup.cache",
+    type: oneOf("NONE", "PARTIAL", "FULL", "none", "partial", "full"),
+    description:
+      "as a lookup join's dimension table: FULL (the default; the file is loaded whole into an index on the lookup keys); NONE and PARTIAL are refused",
+  },
+  {
+    key: "lookup.full-cache.reload-strategy",
+    type: oneOf("PERIODIC", "TIMED", "periodic", "timed"),
+    description: "PERIODIC (default); TIMED is refused",
+  },
+  {
+    key: "lookup.full-cache.periodic-reload.interval",
+    type: duration,
+    description: "reload the file every interval while the job runs (default: load it once)",
+  },
+  {
+    key: "lookup.full-cache.periodic-reload.schedule-mode",
+    type: oneOf("FIXED_DELAY", "FIXED_RATE", "fixed_delay", "fixed_rate"),
+    description:
+      "FIXED_DELAY (default: the interval runs from the end of a load) or FIXED_RATE (from its start)",
+  },
+  {
+    key: "lookup.full-cache.timed-reload.iso-time",
+    type: str,
+    description: "TIMED reloads: refused (Weir reloads PERIODIC only)",
+  },
+  {
+    key: "lookup.full-cache.timed-reload.interval-in-days",
+    type: int(1),
+    description: "TIMED reloads: refused (Weir reloads PERIODIC only)",
+  },
+];
+
 /** What `weir run --backfill` reads instead of a realtime source, and how it merges a sink (docs/data-contracts.md). */
 const backfillSink: OptionSpec[] = [
   {
@@ -290,6 +326,7 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
         description:
           "'exactly-once': output is written to a hidden in-progress file and becomes visible when its checkpoint commits",
       },
+      ...fullCacheOptions,
     ],
   },
   datagen: {

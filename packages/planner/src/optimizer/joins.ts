@@ -1,3 +1,4 @@
+import { FORMATS } from "../catalog/connector-options.js";
 import { parseDuration } from "../catalog/durations.js";
 import { E, type Expr } from "../expr.js";
 import type { LogicalJoin } from "../logical.js";
@@ -13,7 +14,7 @@ import type {
 import { isTimeAttribute } from "../types.js";
 import { INSERT_ONLY, isInsertOnly, RETRACT } from "./builder.js";
 import { PlanError } from "./errors.js";
-import { and, conjuncts } from "./exprs.js";
+import { and, conjuncts, refs, substitute } from "./exprs.js";
 import { type ComputedKey, computedKeys, widenSides } from "./join-keys.js";
 import type { Translator } from "./translate.js";
 import { windowColumns } from "./windows.js";
@@ -133,8 +134,7 @@ function timeBounds(preds: readonly Expr[], join: LogicalJoin, leftWidth: number
 export function translateJoin(t: Translator, node: LogicalJoin): PhysicalNode {
   if (node.temporal?.kind === "event-time") return translateTemporalJoin(t, node);
   if (node.temporal?.kind === "processing-time") {
-    const lookup = translateLookupJoin(t, node);
-    if (lookup) return lookup;
+    return translateLookupJoin(t, node);
   }
   const left = t.translate(node.left);
   const right = t.translate(node.right);
@@ -277,23 +277,29 @@ function computedKeyJoin(
 }
 
 /**
- * A processing-time temporal join (`FOR SYSTEM_TIME AS OF l.proctime`):
+ * A processing-time temporal join (`FOR SYSTEM_TIME AS OF l.proctime`) is a lookup join (Flink's
+ * LookupJoin): each probe row is joined with the dimension table's rows by the equi-join keys
+ * when it arrives; insert-only when the probe side is. The dimension table:
  *
- * - against a `postgres` / `jdbc` table: a lookup join (Flink's LookupJoin): each probe row
- *   queries the table by the equi-join keys when it arrives; insert-only when the probe side is;
- * - against a bounded `filesystem` table without a WATERMARK (Nexmark q13's side input; Flink's
- *   filesystem connector is not a lookup source): returns undefined, and the join is planned as
- *   a regular join against the table read once (a deliberate difference, docs/reference/sql.md);
- * - against anything else (a versioned table, a view, Kafka) Flink 2.3 refuses it (FLINK-19830:
- *   the probe rows would not wait for a complete snapshot of the right table), and so does Weir,
+ * - a `postgres` / `jdbc` table: queried by key (with an optional PARTIAL cache);
+ * - a bounded `filesystem` table without a WATERMARK (Nexmark q13's side input): loaded whole
+ *   into a FULL cache (Flink's `'lookup.cache'` = 'FULL': an index on the lookup keys, built at
+ *   open and again on restore, reloaded with `'lookup.full-cache.periodic-reload.interval'`);
+ *   Flink's own filesystem connector is not a lookup source, its lookup join against a file is
+ *   the one a FULL-caching lookup source gives;
+ * - anything else (a versioned table, a view, Kafka): Flink 2.3 refuses it (FLINK-19830: the
+ *   probe rows would not wait for a complete snapshot of the right table), and so does Weir,
  *   with Flink's message.
+ *
+ * A probe key may be an expression of the probe row (`ON MOD(b.auction, 10000) = s.key`): a
+ * calc appends it to the probe row before the lookup join, and one after it drops it again.
+ * The dimension side of each key is a column of the table.
  */
-const LOOKUP_SOURCES = new Set(["postgres", "jdbc"]);
+const LOOKUP_SOURCES = new Set(["postgres", "jdbc", "filesystem"]);
 
-function translateLookupJoin(t: Translator, node: LogicalJoin): PhysicalNode | undefined {
+function translateLookupJoin(t: Translator, node: LogicalJoin): PhysicalNode {
   const right = node.right;
   const connector = right.kind === "scan" ? (right.table.options.connector ?? "") : "";
-  if (right.kind === "scan" && right.table.watermark === null && connector === "filesystem") return undefined;
   if (right.kind !== "scan" || right.table.watermark !== null || !LOOKUP_SOURCES.has(connector)) {
     throw new PlanError(
       "Processing-time temporal join is not supported yet.",
@@ -320,11 +326,31 @@ function translateLookupJoin(t: Translator, node: LogicalJoin): PhysicalNode | u
       "unsupported",
     );
   }
+  const options: Record<string, string> = { ...table.options, ...right.hintOptions };
+  if (connector === "filesystem" && options["source.monitor-interval"] !== undefined) {
+    throw new PlanError(
+      `lookup table '${table.name}': a filesystem table with 'source.monitor-interval' is unbounded, and a lookup join loads its table whole`,
+      node.span,
+      "leave 'source.monitor-interval' out; to read the files again while the job runs, set 'lookup.full-cache.periodic-reload.interval'",
+      "unsupported",
+    );
+  }
+  const format = options.format ?? "";
+  if (connector === "filesystem" && FORMATS[format]?.changelog === "retract") {
+    throw new PlanError(
+      `lookup table '${table.name}': format '${format}' reads a changelog, and a lookup join loads a table of rows`,
+      node.span,
+      "read the changelog as a versioned table (PRIMARY KEY and WATERMARK) and join it FOR SYSTEM_TIME AS OF an event-time column, or store the table's rows in a json / csv file",
+      "unsupported",
+    );
+  }
   const left = t.translate(node.left);
   const lw = left.schema.length;
   const preds = conjuncts(node.condition);
   const pairs = equiPairs(preds, lw);
-  if (pairs.length === 0) {
+  // Probe-side expressions equal to a column of the table (`MOD(b.auction, 10000) = s.key`).
+  const computed = computedKeys(preds, lw).filter((c) => c.right.kind === "input");
+  if (pairs.length === 0 && computed.length === 0) {
     throw new PlanError(
       `Temporal table join requires an equality condition on fields of table [${table.name}].`,
       node.span,
@@ -332,14 +358,27 @@ function translateLookupJoin(t: Translator, node: LogicalJoin): PhysicalNode | u
       "invalid-temporal-join",
     );
   }
-  const options: Record<string, string> = { ...table.options, ...right.hintOptions };
-  const used = new Set(pairs.map((p) => p.pred));
-  // Flink keeps the input order of an updating probe side whatever the output mode says.
-  const config = lookupConfig(table.name, options, t.b.settings, node);
-  return t.b.add<LookupJoinNode>({
+  const k = computed.length;
+  const probe =
+    k === 0
+      ? left
+      : t.b.calc(left, [...refs(left.schema), ...computed.map((c) => c.left)], null, [
+          ...left.schema.map((f) => f.name),
+          ...computed.map((_, i) => `$key${i}`),
+        ]);
+  // The joined row is (probe, computed keys, dimension): dimension columns move k to the right.
+  const targets = [
+    ...left.schema.map((f, i) => E.input(i, f.type)),
+    ...right.schema.map((f, i) => E.input(lw + k + i, f.type)),
+  ];
+  const remap = (e: Expr): Expr => (k === 0 ? e : substitute(e, targets));
+  const used = new Set([...pairs.map((p) => p.pred), ...computed.map((c) => c.pred)]);
+  const residual = and(preds.filter((p) => !used.has(p)));
+  const config = lookupConfig(table.name, connector, options, t.b.settings, node);
+  const join = t.b.add<LookupJoinNode>({
     kind: "lookup-join",
-    inputs: [left.id],
-    schema: node.schema,
+    inputs: [probe.id],
+    schema: k === 0 ? node.schema : [...probe.schema, ...right.schema],
     changelogMode: isInsertOnly(left) ? INSERT_ONLY : left.changelogMode,
     streamKey: null,
     watermarkColumn: left.watermarkColumn,
@@ -348,12 +387,21 @@ function translateLookupJoin(t: Translator, node: LogicalJoin): PhysicalNode | u
     connector,
     options,
     dimSchema: right.schema,
-    leftKeys: pairs.map((p) => p.left),
-    dimKeys: pairs.map((p) => p.right),
-    condition: and(preds.filter((p) => !used.has(p))),
+    leftKeys: [...pairs.map((p) => p.left), ...computed.map((_, i) => lw + i)],
+    dimKeys: [...pairs.map((p) => p.right), ...computed.map((c) => (c.right as { index: number }).index)],
+    condition: residual === null ? null : remap(residual),
+    // Flink keeps the input order of an updating probe side whatever the output mode says.
     lookup: { ...config, ordered: config.ordered || !isInsertOnly(left) },
     ...(node.span ? { span: node.span } : {}),
   });
+  if (k === 0) return join;
+  return t.b.calc(
+    join,
+    node.schema.map((f, i) => remap(E.input(i, f.type))),
+    null,
+    node.schema.map((f) => f.name),
+    node.span,
+  );
 }
 
 /**
@@ -365,6 +413,7 @@ function translateLookupJoin(t: Translator, node: LogicalJoin): PhysicalNode | u
  */
 function lookupConfig(
   table: string,
+  connector: string,
   o: Readonly<Record<string, string>>,
   settings: Readonly<Record<string, string>>,
   node: LogicalJoin,
@@ -390,7 +439,10 @@ function lookupConfig(
   const partialKeys = Object.keys(o).filter((k) => k.startsWith("lookup.partial-cache."));
   const legacyKeys = Object.keys(o).filter((k) => k.startsWith("lookup.cache."));
   let cache: LookupConfig["cache"] = null;
-  if (mode === "FULL") {
+  let full: LookupConfig["full"] = null;
+  if (connector === "filesystem") {
+    full = fullCacheConfig(o, mode, fail, ms);
+  } else if (mode === "FULL") {
     fail(
       "'lookup.cache' = 'FULL' is not supported: Flink's JDBC lookup source caches NONE or PARTIAL, and so does Weir's",
       "use 'PARTIAL' with 'lookup.partial-cache.expire-after-write' (or 'max-rows'), or 'NONE'",
@@ -454,11 +506,59 @@ function lookupConfig(
     fail(`'table.exec.async-lookup.output-mode' = '${outputMode}' is not ORDERED or ALLOW_UNORDERED`);
   return {
     cache,
+    full,
     maxRetries: int("lookup.max-retries", o["lookup.max-retries"], 0) ?? 3,
     bufferCapacity: capacity ?? 100,
     timeoutMs: timeout ?? 180_000,
     ordered: outputMode === "ORDERED",
   };
+}
+
+/**
+ * A filesystem table's FULL cache (Flink's LookupOptions): a file cannot be queried by key, so
+ * it is loaded whole; `'lookup.cache'` may say so ('FULL') or be left out. Reloads: PERIODIC
+ * with `'lookup.full-cache.periodic-reload.interval'` (FIXED_DELAY or FIXED_RATE); without an
+ * interval the file is loaded once (at open, and again on restore). TIMED reloads are refused.
+ */
+function fullCacheConfig(
+  o: Readonly<Record<string, string>>,
+  mode: string,
+  fail: (message: string, hint?: string) => never,
+  ms: (key: string, text: string | undefined) => number | null,
+): NonNullable<LookupConfig["full"]> {
+  if (mode !== "" && mode !== "FULL")
+    fail(
+      `'lookup.cache' = '${mode}' is not supported for a filesystem table: a file cannot be queried by key, so a lookup join loads it whole into a FULL cache`,
+      "leave 'lookup.cache' out, or set it to 'FULL'",
+    );
+  const strategy = (o["lookup.full-cache.reload-strategy"] ?? "PERIODIC").trim().toUpperCase();
+  if (strategy === "TIMED")
+    fail(
+      "'lookup.full-cache.reload-strategy' = 'TIMED' is not supported: Weir reloads a FULL cache PERIODIC only",
+      "use 'lookup.full-cache.periodic-reload.interval' (e.g. '1 h'), or leave the reload options out to load the file once",
+    );
+  const timed = Object.keys(o).find((key) => key.startsWith("lookup.full-cache.timed-reload."));
+  if (timed !== undefined)
+    fail(
+      `'${timed}' has no effect without the TIMED reload strategy, which Weir does not support`,
+      "use 'lookup.full-cache.periodic-reload.interval', or remove the option",
+    );
+  const interval = ms(
+    "lookup.full-cache.periodic-reload.interval",
+    o["lookup.full-cache.periodic-reload.interval"],
+  );
+  if (interval !== null && interval <= 0)
+    fail(
+      `'lookup.full-cache.periodic-reload.interval' = '${o["lookup.full-cache.periodic-reload.interval"]}' is not a positive duration`,
+    );
+  const schedule = o["lookup.full-cache.periodic-reload.schedule-mode"];
+  if (schedule !== undefined && interval === null)
+    fail(
+      "'lookup.full-cache.periodic-reload.schedule-mode' has no effect without 'lookup.full-cache.periodic-reload.interval'",
+      "set the interval, or remove the option",
+    );
+  const fixedRate = (schedule ?? "FIXED_DELAY").trim().toUpperCase() === "FIXED_RATE";
+  return { reloadIntervalMs: interval, fixedRate };
 }
 
 /**

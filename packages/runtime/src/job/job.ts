@@ -232,7 +232,7 @@ export class Job {
       lookup: (node) => {
         if (options.connectors.lookup === undefined)
           throw new Error(`no connector registry here looks up tables (lookup join on ${node.table})`);
-        return options.connectors.lookup(node);
+        return options.connectors.lookup(node, { settings: this.settings, cwd: options.cwd });
       },
       ...(options.collect ? { collect: options.collect } : {}),
       stateBackend: this.stateBackends(),

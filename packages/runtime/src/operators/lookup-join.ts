@@ -36,6 +36,8 @@ interface CacheEntry {
   accessedAt: number;
 }
 
+const NO_ROWS: readonly Row[] = [];
+
 /** Keys per call of the lookup source (it splits them into statements itself). */
 const KEYS_PER_REQUEST = 1000;
 
@@ -71,6 +73,8 @@ export class LookupJoinOperator implements Operator, AsyncWork {
   private condition: ((row: Row) => boolean) | null = null;
   private readonly leftOuter: boolean;
   private readonly width: number;
+  /** The probe key of a FULL-cache lookup (`lookupNow`), reused row after row. */
+  private readonly scratchKey: unknown[];
   private readonly queue: Entry[] = [];
   private head = 0;
   /** Probe rows whose key was requested and has not returned. */
@@ -99,6 +103,7 @@ export class LookupJoinOperator implements Operator, AsyncWork {
   ) {
     this.leftOuter = node.joinType === "left";
     this.width = node.schema.length;
+    this.scratchKey = new Array<unknown>(node.leftKeys.length);
   }
 
   open(ctx: OperatorContext): void {
@@ -113,7 +118,7 @@ export class LookupJoinOperator implements Operator, AsyncWork {
     this.hitsC = m.counter("lookupCacheHits");
     this.missesC = m.counter("lookupCacheMisses");
     m.gauge("lookupInFlight", () => this.inFlightRows + this.waitingRows);
-    m.gauge("lookupCacheSize", () => this.cache.size);
+    m.gauge("lookupCacheSize", () => this.source?.cacheSize ?? this.cache.size);
     m.gauge("lookupRetries", () => this.source?.retries ?? null);
     m.gauge("lookupConnects", () => this.source?.connects ?? null);
   }
@@ -144,6 +149,10 @@ export class LookupJoinOperator implements Operator, AsyncWork {
   }
 
   processBatch(_input: number, batch: ChangeBatch): void {
+    if (this.source!.lookupNow !== undefined) {
+      this.joinNow(batch);
+      return;
+    }
     const { ops, rows, length } = batch;
     const keys = this.node.leftKeys;
     const cached = this.node.lookup.cache !== null;
@@ -186,6 +195,47 @@ export class LookupJoinOperator implements Operator, AsyncWork {
     }
     this.issue();
     this.emitCompleted();
+  }
+
+  /**
+   * A source with its whole table in memory (a FULL cache) answers each row at once: nothing is
+   * ever in flight, so rows and watermarks pass in order without the queue.
+   */
+  private joinNow(batch: ChangeBatch): void {
+    const { ops, rows, length } = batch;
+    const keys = this.node.leftKeys;
+    const source = this.source!;
+    const key = this.scratchKey;
+    const out = new ChangeBatchBuilder(length);
+    let hits = 0;
+    for (let i = 0; i < length; i++) {
+      const row = rows[i];
+      let dims: readonly Row[] = NO_ROWS;
+      let nullKey = false;
+      for (let k = 0; k < keys.length; k++) {
+        const v = row[keys[k]];
+        if (v === null || v === undefined) {
+          nullKey = true;
+          break;
+        }
+        key[k] = v;
+      }
+      if (!nullKey) {
+        dims = source.lookupNow!(key);
+        if (dims.length > 0) hits++;
+      }
+      let matched = false;
+      for (let d = 0; d < dims.length; d++) {
+        const joined = concat(row, dims[d]);
+        if (this.condition !== null && !this.condition(joined)) continue;
+        matched = true;
+        out.push(ops[i] as Op, joined);
+      }
+      if (!matched && this.leftOuter) out.push(ops[i] as Op, padRow(0, row, this.width));
+    }
+    this.hitsC.inc(hits);
+    this.missesC.inc(length - hits);
+    if (out.length > 0) this.ctx.emit(out.finish());
   }
 
   /** Requests waiting keys, in arrival order, while fewer than the capacity's rows are in flight. */
