@@ -448,3 +448,87 @@ describe("GroupAggregates: DISTINCT aggregates over one column share one map (q1
     expect(g.rowCount(a)).toBe(3);
   });
 });
+
+describe("GroupAggregates over an insert-only input: a bit set of members per distinct value", () => {
+  /** Rows [x, y, f1, f2, z]; x may be -0 or a string starting with NUL (neither is its own Map key). */
+  const bindings = () => [
+    { fn: agg("COUNT", T.int(), T.bigint(false), { distinct: true }), arg: 0 },
+    { fn: agg("COUNT", T.int(), T.bigint(false), { distinct: true }), arg: 0, filter: 2 },
+    { fn: agg("SUM", T.double(), T.double(), { distinct: true }), arg: 1, filter: 3 },
+    { fn: agg("COUNT", null, T.bigint(false)), arg: -1, filter: 2 },
+    { fn: agg("COUNT", T.int(), T.bigint(false), { distinct: true }), arg: 1 },
+    { fn: agg("MAX", T.int(), T.int(), { distinct: true, retract: false }), arg: 1, filter: 3 },
+    { fn: agg("COUNT", T.int(), T.bigint(false), { distinct: true }), arg: 4 },
+  ];
+  const bitSets = () => new GroupAggregates(bindings(), { insertOnly: true });
+  /** Each aggregate alone in a GroupAggregates of its own, with counts (no sharing, no bit sets). */
+  function separate(rows: readonly unknown[][]) {
+    return bindings().map((b) => {
+      const g = new GroupAggregates([b]);
+      const acc = g.create();
+      for (const r of rows) g.apply(acc, r, 1);
+      return g.values(acc)[0];
+    });
+  }
+  let seed = 11;
+  const rand = () => {
+    seed = (seed * 16807) % 2147483647;
+    return seed / 2147483647;
+  };
+  const xs = [0, -0, 1, 2, "\u0000a", "b", 3];
+  const randomRow = () => {
+    const pick = () => (rand() < 0.1 ? null : xs[Math.floor(rand() * xs.length)]);
+    const y = rand() < 0.1 ? null : [-0, 0, 1.5, 2, 7][Math.floor(rand() * 5)];
+    return [pick(), y, rand() < 0.5, rand() < 0.5 ? true : rand() < 0.5 ? false : null, pick()];
+  };
+
+  it("gives each aggregate what a map of its own gives it, row by row", () => {
+    for (let round = 0; round < 30; round++) {
+      const g = bitSets();
+      const acc = g.create();
+      const rows: unknown[][] = [];
+      for (let i = 0; i < 40; i++) {
+        const row = randomRow();
+        rows.push(row);
+        g.apply(acc, row, 1);
+        const got = g.values(acc);
+        const want = separate(rows);
+        expect(got, `round ${round}, step ${i}`).toEqual(want);
+        // -0 and 0 are one distinct value, and SUM(DISTINCT) keeps the sign of the first seen
+        expect(Object.is(got[2], want[2]), `round ${round}, step ${i}: ${got[2]} vs ${want[2]}`).toBe(true);
+      }
+      const entries = [...(acc.find((a) => a instanceof Map) as Map<unknown, unknown>).values()];
+      expect(entries.every((e) => typeof e === "number" || Array.isArray(e))).toBe(true);
+      const back = decodeJson(JSON.parse(JSON.stringify(encodeJson(acc)))) as unknown[];
+      expect(g.values(back)).toEqual(g.values(acc));
+    }
+  });
+
+  it("merges slices as one accumulator over all their rows, leaving the merged slice alone", () => {
+    for (let round = 0; round < 30; round++) {
+      const g = bitSets();
+      const slices = [0, 1, 2].map(() => {
+        const acc = g.create();
+        const rows = Array.from({ length: Math.floor(rand() * 12) }, randomRow);
+        for (const r of rows) g.apply(acc, r, 1);
+        return { acc, rows };
+      });
+      const merged = g.create();
+      for (const s of slices) {
+        const before = JSON.stringify(encodeJson(s.acc));
+        g.merge(merged, s.acc);
+        expect(JSON.stringify(encodeJson(s.acc))).toBe(before);
+      }
+      const all = slices.flatMap((s) => s.rows);
+      expect(g.values(merged), `round ${round}`).toEqual(separate(all));
+      expect(g.rowCount(merged)).toBe(all.length);
+    }
+  });
+
+  it("refuses a retraction", () => {
+    const g = bitSets();
+    const acc = g.create();
+    g.apply(acc, [1, 1, true, true, 1], 1);
+    expect(() => g.apply(acc, [1, 1, true, true, 1], -1)).toThrow(/insert-only input received a retraction/);
+  });
+});

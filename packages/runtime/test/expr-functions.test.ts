@@ -7,6 +7,27 @@ const s = lit.str;
 const i = lit.int;
 
 describe("string functions", () => {
+  it("SPLIT_INDEX gives token i of a split on the whole separator, for any string, separator and index", () => {
+    let seed = 3;
+    const rand = (k: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % k;
+    };
+    const f = compileExpr(
+      call("SPLIT_INDEX", col(0, T.string()), col(1, T.string()), col(2, T.int())),
+      defaultEvalContext(),
+    );
+    const chars = ["a", "b", "/", ":", "é"];
+    for (let n = 0; n < 2000; n++) {
+      const str = Array.from({ length: rand(9) }, () => chars[rand(chars.length)]).join("");
+      const sep = ["/", "::", "ab", "a", "/a/"][rand(5)]!;
+      const index = rand(6) - 1;
+      const parts = str.split(sep);
+      const want = index < 0 || str === "" || index >= parts.length ? null : parts[index];
+      expect(f([str, sep, index]), JSON.stringify([str, sep, index])).toBe(want);
+    }
+  });
+
   it.each([
     ["UPPER", [s("aBc")], "ABC"],
     ["LOWER", [s("aBc")], "abc"],

@@ -27,8 +27,16 @@ export type GroupAcc = unknown[];
  * number of rows holding it that pass member m's FILTER (net of retractions). Member m's function
  * sees a value when its count goes 0 → 1 and loses it when it goes 1 → 0, exactly as a DISTINCT
  * aggregate with a map of its own; an entry goes when every count is 0.
+ *
+ * When the input never retracts (`insertOnly`), an entry is instead a bit set of the members that
+ * have seen the value (bit m: member m), as Flink keeps a `Long` bitmap per value when the distinct
+ * view needs no retraction: a number when the value is its own key (numbers, booleans, most
+ * strings), else `[value, bits]`. Member m's function sees the value when bit m is first set.
  */
-type SharedDistinct = Map<unknown, unknown[]>;
+type SharedDistinct = Map<unknown, unknown[] | number>;
+
+/** Members a bit set holds at most (bit operations stay on 31-bit integers). */
+const MAX_BIT_MEMBERS = 30;
 
 interface DistinctGroup {
   readonly arg: number;
@@ -39,6 +47,16 @@ interface DistinctGroup {
   readonly inner: readonly AggregateFunction[];
   /** Index of the shared map in a {@link GroupAcc}. */
   readonly slot: number;
+  /** Entries are bit sets (insert-only input), not counts. */
+  readonly bits: boolean;
+}
+
+export interface GroupAggregatesOptions {
+  /**
+   * The rows are never retracted (`apply` only with sign 1, and `merge` of slices): DISTINCT
+   * maps keep a bit set per value instead of counts. `apply` with −1 then throws.
+   */
+  readonly insertOnly?: boolean;
 }
 
 /**
@@ -50,8 +68,20 @@ export class GroupAggregates {
   private readonly groups: readonly DistinctGroup[];
   /** Per binding: whether its distinct values are in a shared map (then `apply` skips it). */
   private readonly shared: readonly boolean[];
+  /** The bindings `apply` runs itself (not shared), as parallel arrays. */
+  private readonly ownAt: readonly number[];
+  private readonly ownFn: readonly AggregateFunction[];
+  private readonly ownArg: readonly number[];
+  private readonly ownFilter: readonly number[];
+  /** Per binding: the function whose `getValue` gives its value. */
+  private readonly valueFn: readonly AggregateFunction[];
+  private readonly insertOnly: boolean;
 
-  constructor(readonly bindings: readonly AggregateBinding[]) {
+  constructor(
+    readonly bindings: readonly AggregateBinding[],
+    options: GroupAggregatesOptions = {},
+  ) {
+    this.insertOnly = options.insertOnly === true;
     const byArg = new Map<number, number[]>();
     bindings.forEach((b, i) => {
       if (b.fn.distinctOf === undefined || b.arg < 0) return;
@@ -70,10 +100,17 @@ export class GroupAggregates {
         filters: members.map((m) => bindings[m].filter ?? -1),
         inner: members.map((m) => bindings[m].fn.distinctOf!),
         slot: 1 + bindings.length + groups.length,
+        bits: this.insertOnly && members.length <= MAX_BIT_MEMBERS,
       });
     }
     this.groups = groups;
     this.shared = shared;
+    const own = bindings.map((_, i) => i).filter((i) => !shared[i]);
+    this.ownAt = own.map((i) => i + 1);
+    this.ownFn = own.map((i) => bindings[i].fn);
+    this.ownArg = own.map((i) => bindings[i].arg);
+    this.ownFilter = own.map((i) => bindings[i].filter ?? -1);
+    this.valueFn = bindings.map((b, i) => (shared[i] ? b.fn.distinctOf! : b.fn));
   }
 
   create(): GroupAcc {
@@ -87,16 +124,58 @@ export class GroupAggregates {
 
   /** Adds (`sign` = 1) or retracts (−1) a row. */
   apply(g: GroupAcc, row: Row, sign: 1 | -1): void {
+    if (sign < 0 && this.insertOnly)
+      throw new Error("an aggregation planned for an insert-only input received a retraction");
     g[0] = (g[0] as number) + sign;
-    const bs = this.bindings;
-    for (let i = 0; i < bs.length; i++) {
-      if (this.shared[i]) continue;
-      const b = bs[i];
-      if (b.filter !== undefined && b.filter !== null && row[b.filter] !== true) continue;
-      const v = b.arg < 0 ? null : row[b.arg];
-      g[i + 1] = sign === 1 ? b.fn.accumulate(g[i + 1], v) : b.fn.retract(g[i + 1], v);
+    const { ownAt, ownFn, ownArg, ownFilter } = this;
+    for (let i = 0; i < ownAt.length; i++) {
+      const f = ownFilter[i];
+      if (f >= 0 && row[f] !== true) continue;
+      const a = ownArg[i];
+      const v = a < 0 ? null : row[a];
+      const at = ownAt[i];
+      g[at] = sign === 1 ? ownFn[i].accumulate(g[at], v) : ownFn[i].retract(g[at], v);
     }
-    for (let j = 0; j < this.groups.length; j++) this.applyShared(g, this.groups[j], row, sign);
+    const groups = this.groups;
+    for (let j = 0; j < groups.length; j++) {
+      const d = groups[j];
+      if (d.bits) this.applyBits(g, d, row);
+      else this.applyShared(g, d, row, sign);
+    }
+  }
+
+  private applyBits(g: GroupAcc, d: DistinctGroup, row: Row): void {
+    const v = row[d.arg];
+    if (v === null || v === undefined) return;
+    const { members, filters, inner } = d;
+    let add = 0;
+    for (let m = 0; m < members.length; m++) {
+      const f = filters[m];
+      if (f < 0 || row[f] === true) add |= 1 << m;
+    }
+    if (add === 0) return;
+    const seen = g[d.slot] as SharedDistinct;
+    const k = valueKey(v);
+    const e = seen.get(k);
+    let had: number;
+    if (e === undefined) {
+      had = 0;
+      seen.set(k, isOwnKey(k, v) ? add : [v, add]);
+    } else if (typeof e === "number") {
+      had = e;
+      if ((e | add) === e) return;
+      seen.set(k, e | add);
+    } else {
+      had = e[1] as number;
+      if ((had | add) === had) return;
+      e[1] = had | add;
+    }
+    const fresh = add & ~had;
+    for (let m = 0; m < members.length; m++) {
+      if ((fresh & (1 << m)) === 0) continue;
+      const at = members[m] + 1;
+      g[at] = inner[m].accumulate(g[at], v);
+    }
   }
 
   private applyShared(g: GroupAcc, d: DistinctGroup, row: Row, sign: 1 | -1): void {
@@ -105,7 +184,7 @@ export class GroupAggregates {
     const { members, filters, inner } = d;
     const seen = g[d.slot] as SharedDistinct;
     const k = valueKey(v);
-    let e = seen.get(k);
+    let e = seen.get(k) as unknown[] | undefined;
     let touched = false;
     for (let m = 0; m < members.length; m++) {
       const f = filters[m];
@@ -132,9 +211,14 @@ export class GroupAggregates {
     for (let i = 0; i < this.bindings.length; i++)
       if (!this.shared[i]) g[i + 1] = this.bindings[i].fn.merge(g[i + 1], other[i + 1]);
     for (const d of this.groups) {
+      if (d.bits) {
+        this.mergeBits(g, d, other[d.slot] as SharedDistinct);
+        continue;
+      }
       const seen = g[d.slot] as SharedDistinct;
-      for (const [k, o] of other[d.slot] as SharedDistinct) {
-        let e = seen.get(k);
+      for (const [k, oe] of other[d.slot] as SharedDistinct) {
+        const o = oe as unknown[];
+        let e = seen.get(k) as unknown[] | undefined;
         if (e === undefined) {
           e = new Array<unknown>(o.length).fill(0);
           e[0] = o[0];
@@ -153,6 +237,31 @@ export class GroupAggregates {
     }
   }
 
+  private mergeBits(g: GroupAcc, d: DistinctGroup, other: SharedDistinct): void {
+    const seen = g[d.slot] as SharedDistinct;
+    for (const [k, o] of other) {
+      const bits = typeof o === "number" ? o : (o[1] as number);
+      const v = typeof o === "number" ? k : o[0];
+      const e = seen.get(k);
+      let had = 0;
+      if (e === undefined) seen.set(k, typeof o === "number" ? o : [v, bits]);
+      else if (typeof e === "number") {
+        had = e;
+        seen.set(k, e | bits);
+      } else {
+        had = e[1] as number;
+        e[1] = had | bits;
+      }
+      const fresh = bits & ~had;
+      if (fresh === 0) continue;
+      for (let m = 0; m < d.members.length; m++) {
+        if ((fresh & (1 << m)) === 0) continue;
+        const at = d.members[m] + 1;
+        g[at] = d.inner[m].accumulate(g[at], v);
+      }
+    }
+  }
+
   rowCount(g: GroupAcc): number {
     return g[0] as number;
   }
@@ -160,12 +269,25 @@ export class GroupAggregates {
   /** The aggregate values, in binding order. */
   values(g: GroupAcc): unknown[] {
     const out = new Array(this.bindings.length);
-    for (let i = 0; i < this.bindings.length; i++) {
-      const b = this.bindings[i];
-      out[i] = this.shared[i] ? b.fn.distinctOf!.getValue(g[i + 1]) : b.fn.getValue(g[i + 1]);
-    }
+    this.writeValues(g, out, 0);
     return out;
   }
+
+  /** Writes the aggregate values, in binding order, into `out` from index `at`. */
+  writeValues(g: GroupAcc, out: unknown[], at: number): void {
+    const fns = this.valueFn;
+    for (let i = 0; i < fns.length; i++) out[at + i] = fns[i].getValue(g[i + 1]);
+  }
+
+  /** How many aggregate values {@link writeValues} writes. */
+  get width(): number {
+    return this.bindings.length;
+  }
+}
+
+/** Whether a Map keyed by `k` gives back `v` itself as the key (not so for -0, which Map keys as 0). */
+function isOwnKey(k: unknown, v: unknown): boolean {
+  return k === v && (v !== 0 || 1 / (v as number) > 0);
 }
 
 function allZero(e: unknown[]): boolean {

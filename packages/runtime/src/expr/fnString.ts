@@ -112,8 +112,19 @@ const JAVA_WHITESPACE =
  */
 function splitIndex(s: string, sep: string, index: number): string | null {
   if (index < 0 || s === "") return null;
-  const parts = s.split(sep === "" ? JAVA_WHITESPACE : sep);
-  return index < parts.length ? parts[index] : null;
+  if (sep === "") {
+    const parts = s.split(JAVA_WHITESPACE);
+    return index < parts.length ? parts[index] : null;
+  }
+  // Token `index` of `s.split(sep)` without building the others: skip `index` separators.
+  let from = 0;
+  for (let i = 0; i < index; i++) {
+    const at = s.indexOf(sep, from);
+    if (at < 0) return null;
+    from = at + sep.length;
+  }
+  const end = s.indexOf(sep, from);
+  return end < 0 ? s.slice(from) : s.slice(from, end);
 }
 
 /**

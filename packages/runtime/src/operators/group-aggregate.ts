@@ -33,7 +33,10 @@ export class GroupAggregateOperator implements Operator {
   constructor(readonly node: GroupAggregateNode) {
     const positions = node.groupKeys.map((_, i) => i);
     this.keys = keyCodec(node.groupKeys, inputKeyTypes(node.groupKeys, positions, node));
-    this.aggs = new GroupAggregates(node.aggregates.map((a) => aggregateBinding(a, !node.inputInsertOnly)));
+    this.aggs = new GroupAggregates(
+      node.aggregates.map((a) => aggregateBinding(a, !node.inputInsertOnly)),
+      { insertOnly: node.inputInsertOnly },
+    );
     this.upsert = node.changelogMode.kind === "upsert";
   }
 
@@ -44,39 +47,45 @@ export class GroupAggregateOperator implements Operator {
 
   processBatch(_input: number, batch: ChangeBatch): void {
     const { ops, rows, length } = batch;
-    const out = new ChangeBatchBuilder(length);
+    const out = new ChangeBatchBuilder(this.upsert ? length : 2 * length);
     const gk = this.node.groupKeys;
+    const nk = gk.length;
+    const width = nk + this.aggs.width;
+    const aggs = this.aggs;
+    const groups = this.groups;
     for (let i = 0; i < length; i++) {
       const row = rows[i];
       const sign = opSign(ops[i] as Op);
       const key = this.keys.encode(row);
-      const state = this.groups.get(key);
+      const state = groups.get(key);
       if (state === undefined) {
         if (sign < 0) continue;
-        const acc = this.aggs.create();
-        this.aggs.apply(acc, row, 1);
-        const emitted = this.output(
-          gk.map((k) => row[k]),
-          acc,
-        );
-        this.groups.put(key, [acc, emitted]);
+        const acc = aggs.create();
+        aggs.apply(acc, row, 1);
+        const emitted: Row = new Array(width);
+        for (let k = 0; k < nk; k++) emitted[k] = row[gk[k]];
+        aggs.writeValues(acc, emitted, nk);
+        groups.put(key, [acc, emitted]);
         out.push(Op.INSERT, emitted);
         continue;
       }
-      const [acc, prev] = state;
-      this.aggs.apply(acc, row, sign);
-      if (this.aggs.rowCount(acc) <= 0) {
-        this.groups.delete(key);
+      const acc = state[0];
+      const prev = state[1];
+      aggs.apply(acc, row, sign);
+      if (aggs.rowCount(acc) <= 0) {
+        groups.delete(key);
         out.push(Op.DELETE, prev);
         continue;
       }
-      const next = this.output(prev.slice(0, gk.length), acc);
+      const next: Row = new Array(width);
+      for (let k = 0; k < nk; k++) next[k] = prev[k];
+      aggs.writeValues(acc, next, nk);
       if (rowsEqual(prev, next)) {
-        this.groups.put(key, state);
+        groups.put(key, state);
         continue;
       }
       state[1] = next;
-      this.groups.put(key, state);
+      groups.put(key, state);
       if (!this.upsert) out.push(Op.UPDATE_BEFORE, prev);
       out.push(Op.UPDATE_AFTER, next);
     }
@@ -89,12 +98,6 @@ export class GroupAggregateOperator implements Operator {
 
   onProcessingTime(): void {
     this.ctx.state.cleanupExpired(TTL_CLEANUP_BUDGET);
-  }
-
-  private output(keyValues: unknown[], acc: GroupAcc): Row {
-    const values = this.aggs.values(acc);
-    for (let i = 0; i < values.length; i++) keyValues.push(values[i]);
-    return keyValues;
   }
 }
 
@@ -113,4 +116,5 @@ export function aggregateBinding(call: AggregateCall, retractable: boolean): Agg
 }
 
 // Version 2: DISTINCT aggregates over one column share one map of distinct values in the accumulators.
-registerOperator("group-aggregate", (node) => new GroupAggregateOperator(node), { stateVersion: 2 });
+// Version 3: over an insert-only input that map keeps a bit set of members per value, not counts.
+registerOperator("group-aggregate", (node) => new GroupAggregateOperator(node), { stateVersion: 3 });

@@ -138,5 +138,6 @@ export class OverAggregateOperator implements Operator {
 }
 
 // State version 2: the `last` table (per-partition lateness of bounded frames), and DISTINCT
-// aggregates over one column share one map of distinct values in the accumulators.
-registerOperator("over-aggregate", (node) => new OverAggregateOperator(node), { stateVersion: 2 });
+// aggregates over one column share one map of distinct values in the accumulators. Version 3: with
+// an unbounded frame (no retraction) that map keeps a bit set of members per value, not counts.
+registerOperator("over-aggregate", (node) => new OverAggregateOperator(node), { stateVersion: 3 });

@@ -57,6 +57,8 @@ export class RankOperator implements Operator {
   private readonly keys: KeyCodec;
   private readonly compare: (a: Row, b: Row) => number;
   private readonly appendOnly: boolean;
+  /** ROW_NUMBER with the rank column over an insert-only input: {@link insertRowNumber}. */
+  private readonly rowNumberAppend: boolean;
 
   constructor(
     readonly node: RankNode,
@@ -71,6 +73,7 @@ export class RankOperator implements Operator {
     );
     this.compare = rowComparator(node.orderBy);
     this.appendOnly = info.inputModes[0]?.kind === "insert-only";
+    this.rowNumberAppend = this.appendOnly && node.rankFunction === "ROW_NUMBER" && node.outputRank;
   }
 
   open(ctx: OperatorContext): void {
@@ -114,10 +117,38 @@ export class RankOperator implements Operator {
       if (!this.appendOnly) list.splice(lo, 0, row);
       return;
     }
+    if (this.rowNumberAppend) {
+      this.insertRowNumber(list, lo, row, out);
+      return;
+    }
     const before = this.visible(list);
     list.splice(lo, 0, row);
     this.diff(before, this.visible(list), out);
     if (this.appendOnly) this.prune(list);
+  }
+
+  /**
+   * {@link insert} for ROW_NUMBER with the rank column over an insert-only input (Nexmark q19), at
+   * position `lo` < rankEnd, without building the Top-N before and after: what {@link diff} emits
+   * for them. Every rank from the new row's down moves by one row (`-U`/`+U`), a rank newly filled
+   * is `+I`, and the row pushed past rankEnd is dropped (it can never come back).
+   */
+  private insertRowNumber(list: Row[], lo: number, row: Row, out: ChangeBatchBuilder): void {
+    const end = this.node.rankEnd;
+    const oldLen = Math.min(list.length, end);
+    list.splice(lo, 0, row);
+    const newLen = Math.min(list.length, end);
+    for (let p = Math.max(lo, this.node.rankStart - 1); p < newLen; p++) {
+      const a = list[p];
+      if (p < oldLen) {
+        // the row at rank p + 1 before the insert is now one further down
+        const b = list[p + 1];
+        if (b === a) continue;
+        out.push(Op.UPDATE_BEFORE, withRank([b, p + 1]));
+        out.push(Op.UPDATE_AFTER, withRank([a, p + 1]));
+      } else out.push(Op.INSERT, withRank([a, p + 1]));
+    }
+    if (list.length > end) list.length = end;
   }
 
   private retract(list: Row[], row: Row, out: ChangeBatchBuilder): void {

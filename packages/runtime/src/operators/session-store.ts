@@ -62,6 +62,16 @@ export class SessionStore<V> {
       }
     }
     if (merged.length === 1 && merged[0] === w) return w;
+    if (merged.length === 1 && merged[0].start === w.start) {
+      // The row only moved the session's end: its value stays under the same start.
+      const m = merged[0];
+      this.ends.delete(m.end, key);
+      this.expiry?.delete(m.end + L, key);
+      if (this.values.get(key, w.start) === undefined) this.values.put(key, w.start, create());
+      this.indexEnd(key, w, watermark);
+      this.sessions.put(key, sessions);
+      return w;
+    }
     let value: V | undefined;
     for (const m of merged) {
       const v = this.values.get(key, m.start);
@@ -71,10 +81,16 @@ export class SessionStore<V> {
       if (v !== undefined) value = value === undefined ? v : this.mergeValues(value, v);
     }
     this.values.put(key, w.start, value ?? create());
-    if (this.expiry !== null && w.end - 1 <= watermark) this.expiry.put(w.end + L, key, w.start);
-    else this.ends.put(w.end, key, w.start);
+    this.indexEnd(key, w, watermark);
     this.sessions.put(key, sessions);
     return w;
+  }
+
+  /** Indexes session `w` of `key` by its end (or, fired already, by the end of its lateness). */
+  private indexEnd(key: StateKey, w: SessionWindow, watermark: number): void {
+    const L = this.allowedLatenessMs;
+    if (this.expiry !== null && w.end - 1 <= watermark) this.expiry.put(w.end + L, key, w.start);
+    else this.ends.put(w.end, key, w.start);
   }
 
   /** The live session of `key` that contains `timestamp`, if any. */

@@ -60,7 +60,10 @@ export function padRow(side: 0 | 1, row: Row, width: number): Row {
   return side === 0 ? concat(row, fill) : concat(fill, row);
 }
 
-/** The aggregates of a node, bound to their argument and FILTER columns. */
+/**
+ * The aggregates of a node, bound to their argument and FILTER columns. Without `retractable` the
+ * caller never retracts a row (see {@link GroupAggregates}' `insertOnly`).
+ */
 export function bindAggregates(calls: readonly AggregateCall[], retractable: boolean): GroupAggregates {
   return new GroupAggregates(
     calls.map((c) => ({
@@ -68,6 +71,7 @@ export function bindAggregates(calls: readonly AggregateCall[], retractable: boo
       arg: c.args.length === 0 ? -1 : c.args[0],
       filter: c.filterColumn,
     })),
+    { insertOnly: !retractable },
   );
 }
 

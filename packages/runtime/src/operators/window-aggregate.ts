@@ -35,6 +35,9 @@ export function sliceAssignerOf(window: WindowSpec): SliceAssigner | null {
   }
 }
 
+/** No window ends (shared, never mutated). */
+const NONE: readonly number[] = [];
+
 /**
  * Window aggregation. Aligned windows (TUMBLE, HOP, CUMULATE) share work through slices: a row is
  * accumulated once, into its slice's accumulator for its group key (state `slices`, indexed by
@@ -169,8 +172,9 @@ export class WindowAggregateOperator implements Operator {
     const a = this.assigner!;
     const sliceEnd = a.sliceEnd(ts);
     const L = this.allowedLateness;
-    if (isWindowFired(a.lastWindowEnd(sliceEnd) + L, wm) || a.windowEndsOf(sliceEnd).length === 0) {
-      const end = a.lastWindowEnd(sliceEnd);
+    const end = a.lastWindowEnd(sliceEnd);
+    // No window holds the slice when its first window end is past its last (a HOP gap).
+    if (isWindowFired(end + L, wm) || a.firstWindowEnd(sliceEnd) > end) {
       this.ctx.late(row, "window-fired", { time, window: { start: a.windowStart(end), end } });
       return;
     }
@@ -178,7 +182,9 @@ export class WindowAggregateOperator implements Operator {
     const slices = this.slices!;
     // Windows of this slice that have fired but are within the allowed lateness: corrected.
     const fired =
-      L > 0 ? a.windowEndsOf(sliceEnd).filter((e) => isWindowFired(e, wm) && !isWindowFired(e + L, wm)) : [];
+      L > 0
+        ? a.windowEndsOf(sliceEnd).filter((e) => isWindowFired(e, wm) && !isWindowFired(e + L, wm))
+        : NONE;
     const acc = slices.get(sliceEnd, key) ?? this.aggs.create();
     this.aggs.apply(acc, row, sign);
     slices.put(sliceEnd, key, acc);
@@ -481,6 +487,7 @@ export class WindowAggregateOperator implements Operator {
 }
 
 // Version 2: DISTINCT aggregates over one column share one map of distinct values in the accumulators.
+// Version 3: over an insert-only input that map keeps a bit set of members per value, not counts.
 registerOperator(
   "window-aggregate",
   (node, info) => {
@@ -489,5 +496,5 @@ registerOperator(
       ? new WindowAggregateOperator(node, retractable)
       : new WindowAttachedAggregateOperator(node, retractable);
   },
-  { stateVersion: 2 },
+  { stateVersion: 3 },
 );

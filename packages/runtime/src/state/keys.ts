@@ -76,11 +76,29 @@ export function keyCodec(fields: readonly number[], types: readonly DataType[]):
       };
     }
   }
+  // Consecutive rows often share their key (a batch of one day's bids per channel): the last
+  // key's string is handed out again when every field is the same primitive (`===`), which also
+  // spares the lookup re-hashing a new string. Objects (arrays, bytes) are never cached.
+  const n = fields.length;
+  const last: unknown[] = new Array(n).fill(undefined);
+  let lastKey: string | null = null;
   return {
     fields,
     encode: (row) => {
+      if (lastKey !== null) {
+        let i = 0;
+        while (i < n && row[fields[i]] === last[i]) i++;
+        if (i === n) return lastKey;
+      }
       let s = "";
-      for (let i = 0; i < fields.length; i++) s = appendValue(s, row[fields[i]]);
+      let primitive = true;
+      for (let i = 0; i < n; i++) {
+        const v = row[fields[i]];
+        if (v !== null && typeof v === "object") primitive = false;
+        last[i] = v;
+        s = appendValue(s, v);
+      }
+      lastKey = primitive ? s : null;
       return s;
     },
     decode: (key) => decodeKeyValues(key as string),

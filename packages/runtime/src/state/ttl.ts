@@ -51,6 +51,13 @@ export class KeyedTable<X> {
   private readonly refreshOnRead: boolean;
   /** The copy-on-write view of the snapshot being written asynchronously, if any (at most one). */
   private cow: KeyedCow | null = null;
+  /**
+   * Without a TTL: the key and value of the last `read` that found one, while the entry is
+   * unchanged. Writing that same value back (a value mutated in place, as an aggregate's
+   * accumulators) then needs no second hash lookup: the map already holds it.
+   */
+  private lastKey: StateKey | undefined = undefined;
+  private lastValue: X | undefined = undefined;
 
   constructor(
     ttl: TtlConfig | undefined,
@@ -68,6 +75,8 @@ export class KeyedTable<X> {
     if (x === undefined) return x;
     if (this.touched === null) {
       if (this.cow !== null) this.preserve(this.cow, key, x);
+      this.lastKey = key;
+      this.lastValue = x;
       return x;
     }
     const now = this.clock();
@@ -82,6 +91,9 @@ export class KeyedTable<X> {
 
   write(key: StateKey, x: X): void {
     if (this.cow !== null && !this.cow.saved.has(key)) this.cow.saved.set(key, UNCHANGED);
+    if (x === this.lastValue && key === this.lastKey) return;
+    this.lastKey = undefined;
+    this.lastValue = undefined;
     this.data.set(key, x);
     if (this.touched !== null) {
       const now = this.clock();
@@ -92,6 +104,7 @@ export class KeyedTable<X> {
 
   remove(key: StateKey): void {
     if (this.cow !== null && !this.cow.saved.has(key)) this.cow.saved.set(key, UNCHANGED);
+    this.forgetLast();
     this.data.delete(key);
     this.touched?.delete(key);
   }
@@ -170,14 +183,21 @@ export class KeyedTable<X> {
 
   /** Restores an entry with its last-access time; call in ascending `lastAccess` order. */
   load(key: StateKey, x: X, lastAccess: number | undefined): void {
+    this.forgetLast();
     this.data.set(key, x);
     if (this.touched !== null) this.touch(key, lastAccess ?? this.clock());
   }
 
   clear(): void {
+    this.forgetLast();
     this.cow = null;
     this.data.clear();
     this.touched?.clear();
+  }
+
+  private forgetLast(): void {
+    this.lastKey = undefined;
+    this.lastValue = undefined;
   }
 
   private touch(key: StateKey, now: number): void {
