@@ -307,12 +307,16 @@ describe("filesystem sink", () => {
   it("writes flushes of many buffer chunks in order, json and csv, across several flushes", async () => {
     const schema = [f("id", T.int()), f("s", T.string())];
     // ~1.2 MB per flush: several of the sink's 256 KiB chunks; strings that need escaping.
-    const text = (i: number) => `${"é\"x\\".repeat(i % 40)}${"-".repeat(200)}${i}`;
+    const text = (i: number) => `${'é"x\\'.repeat(i % 40)}${"-".repeat(200)}${i}`;
     const batch = (from: number) =>
       ChangeBatch.inserts(Array.from({ length: 4000 }, (_, k) => [from + k, text(from + k)]));
     for (const [format, file, line] of [
       ["json", "big.jsonl", (i: number) => JSON.stringify({ id: i, s: text(i) })],
-      ["csv", "big.csv", (i: number) => (i % 40 === 0 ? `${i},${text(i)}` : `${i},"${text(i).replaceAll('"', '""')}"`)],
+      [
+        "csv",
+        "big.csv",
+        (i: number) => (i % 40 === 0 ? `${i},${text(i)}` : `${i},"${text(i).replaceAll('"', '""')}"`),
+      ],
     ] as const) {
       const node = sinkNode(schema, { connector: "filesystem", path: file, format, "csv.header": "true" });
       const sink = registry.sink(node);
