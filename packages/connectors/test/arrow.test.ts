@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type DataType, type Field, T } from "@weir/planner";
+import { type DataType, type Field, type LookupJoinNode, T } from "@weir/planner";
 import { ChangeBatch, ConnectorError, type Json, Op, type Row, type SourceReader } from "@weir/runtime";
 import * as A from "apache-arrow";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -328,5 +328,59 @@ describe("arrow format: position and restore", () => {
     expect(reader.position()).toEqual({ files: { "a.arrow": { batch: 1, row: 2, done: false } } });
     await drain(reader);
     expect(reader.position()).toEqual({ files: { "a.arrow": { batch: 2, row: 0, done: true } } });
+  });
+});
+
+describe("arrow format: a lookup join's dimension table (FULL cache)", () => {
+  it("loads every batch of the file into the index on the lookup key", async () => {
+    const fields = [f("id", T.bigint()), f("tier", T.string())];
+    await writeRows("dim.arrow", fields, [
+      [
+        [1, "gold"],
+        [2, "silver"],
+      ],
+      [
+        [2, "silver-b"],
+        [null, "no-key"],
+      ],
+    ]);
+    const node: LookupJoinNode = {
+      kind: "lookup-join",
+      id: 7,
+      inputs: [6],
+      schema: [f("customer", T.bigint()), ...fields],
+      changelogMode: { kind: "insert-only" },
+      streamKey: null,
+      watermarkColumn: null,
+      joinType: "inner",
+      table: "dim",
+      connector: "filesystem",
+      options: { connector: "filesystem", format: "arrow", path: "dim.arrow" },
+      dimSchema: fields,
+      leftKeys: [0],
+      dimKeys: [0],
+      condition: null,
+      lookup: {
+        cache: null,
+        full: { reloadIntervalMs: null, fixedRate: false },
+        maxRetries: 3,
+        bufferCapacity: 100,
+        timeoutMs: 180_000,
+        ordered: true,
+      },
+    };
+    const source = registry.lookup!(node, { settings: {}, cwd: dir });
+    await source.open();
+    try {
+      expect(source.cacheSize).toBe(2);
+      expect(source.lookupNow!([1])).toEqual([[1, "gold"]]);
+      expect(source.lookupNow!([2])).toEqual([
+        [2, "silver"],
+        [2, "silver-b"],
+      ]);
+      expect(source.lookupNow!([3])).toEqual([]);
+    } finally {
+      await source.close();
+    }
   });
 });
