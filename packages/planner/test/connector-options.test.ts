@@ -58,6 +58,16 @@ describe("validateOptions", () => {
       "source",
       "unsupported option 'paht'",
     ],
+    [
+      { connector: "filesystem", path: "x", format: "json", "sink.rolling-policy.rollover-interval": "1min" },
+      "sink",
+      "option 'sink.rolling-policy.rollover-interval': not supported: Weir's filesystem sink writes one file and does not roll part files",
+    ],
+    [
+      { connector: "filesystem", path: "x", format: "json", "sink.rolling-policy.check-interval": "1min" },
+      "sink",
+      "does not roll part files",
+    ],
     [{ connector: "datagen", "number-of-rows": "ten" }, "source", "expected an integer"],
     [{ connector: "datagen", "number-of-rows": "-3" }, "source", "must be at least 0"],
     [{ connector: "print", "standard-error": "yes" }, "sink", "expected 'true' or 'false'"],

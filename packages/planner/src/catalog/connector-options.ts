@@ -13,7 +13,9 @@ export type OptionType =
   | { readonly kind: "boolean" }
   | { readonly kind: "duration" }
   | { readonly kind: "memory" }
-  | { readonly kind: "enum"; readonly values: readonly string[] };
+  | { readonly kind: "enum"; readonly values: readonly string[] }
+  /** A Flink option Weir knows but does not implement: any value is refused with `reason`. */
+  | { readonly kind: "refused"; readonly reason: string };
 
 export interface OptionSpec {
   readonly key: string;
@@ -308,13 +310,14 @@ export const CONNECTORS: Readonly<Record<string, ConnectorSpec>> = {
         type: duration,
         description: "unbounded: list the path again every interval and read the new files",
       },
-      { key: "sink.rolling-policy.file-size", type: { kind: "memory" }, description: "roll files" },
-      { key: "sink.rolling-policy.rollover-interval", type: duration, description: "roll files" },
-      {
-        key: "sink.rolling-policy.check-interval",
-        type: duration,
-        description: "accepted for Flink compatibility",
-      },
+      ...["file-size", "rollover-interval", "check-interval", "inactivity-interval"].map((k) => ({
+        key: `sink.rolling-policy.${k}`,
+        type: {
+          kind: "refused",
+          reason: "Weir's filesystem sink writes one file and does not roll part files; remove the option",
+        } as const,
+        description: "refused: the sink writes one file, with no rolling",
+      })),
       {
         key: "sink.parallelism",
         type: oneOf("1"),
@@ -823,6 +826,8 @@ function checkValue(type: OptionType, value: string): string | undefined {
       return parseMemorySize(value) === undefined
         ? `expected a size such as '128 mb', got '${value}'`
         : undefined;
+    case "refused":
+      return `not supported: ${type.reason}`;
     case "enum":
       return type.values.includes(value)
         ? undefined
