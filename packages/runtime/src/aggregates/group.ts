@@ -279,9 +279,10 @@ export class GroupAggregates {
     for (let i = 0; i < fns.length; i++) out[at + i] = fns[i].getValue(g[i + 1]);
   }
 
-  /** How many aggregate values {@link writeValues} writes. */
-  get width(): number {
-    return this.bindings.length;
+  /** Appends the aggregate values, in binding order, to `out` (which stays a packed array). */
+  pushValues(g: GroupAcc, out: unknown[]): void {
+    const fns = this.valueFn;
+    for (let i = 0; i < fns.length; i++) out.push(fns[i].getValue(g[i + 1]));
   }
 }
 
