@@ -14,7 +14,8 @@
 # file, and the script adds the cost per event at steady state: (cpu(larger) - cpu(EVENTS)) /
 # (events(larger) - events(EVENTS)) — the per-job cost (start-up, planning, code generation, the
 # first events' JIT) cancels. Both engines get large heaps (WEIR_HEAP_MB, default 8192, for node's
-# --max-old-space-size; FLINK_XMX, default 4g, for the JVM's -Xmx).
+# --max-old-space-size, added to bin/weir's node flags and WEIR_NODE_OPTIONS; FLINK_XMX, default
+# 4g, for the JVM's -Xmx).
 # With --reps N (default 1) each figure is the median of N interleaved repetitions.
 # Sinks: blackhole in both engines, except q10's filesystem sink, which writes its JSON files into a
 # temporary directory (removed after each run) in both; q12 runs on processing time (its outputs
@@ -72,7 +73,7 @@ for q in "${queries[@]}"; do
   for ((rep = 1; rep <= reps; rep++)); do
     args=(bench nexmark --from-file "$events_file" --query "$q" --json)
     [ -z "$steady" ] || args+=(--steady-file "$steady")
-    if ! (cd "$root" && node --max-old-space-size="$weir_heap" packages/cli/dist/main.js "${args[@]}" > "$tmp/weir.json"); then
+    if ! (cd "$root" && WEIR_NODE_OPTIONS="--max-old-space-size=$weir_heap ${WEIR_NODE_OPTIONS:-}" packages/cli/bin/weir "${args[@]}" > "$tmp/weir.json"); then
       failed="weir failed"
       break
     fi

@@ -10,9 +10,13 @@
 //              path without DECIMAL parsing and string-timestamp parsing
 //   postgres   weir run: the same → Postgres upsert keyed by event_id (skipped without --postgres)
 // --cpu-prof DIR: the weir runs write V8 CPU profiles (node --cpu-prof) into DIR.
+// --topic-prefix P: name the topic P-<time> (default weir-bench).
+// --node-flags "FLAGS": the node flags of every child process, the ceiling loops' as well as
+// weir's, so both run on the same heap settings (printed with the results); default: the flags
+// bin/weir runs weir with (packages/cli/node-flags).
 // The broker: --brokers, else $KAFKA_BROKERS, else scripts/kafka.sh starts one (and stops it).
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -31,7 +35,10 @@ const events = Number(arg("events", "1000000"));
 const partitions = Number(arg("partitions", "3"));
 const pgUrl = arg("postgres", undefined);
 const profDir = arg("cpu-prof", undefined);
-const nodeArgs = profDir ? ["--cpu-prof", `--cpu-prof-dir=${resolve(profDir)}`] : [];
+const nodeFlags = arg("node-flags", readFileSync(join(ROOT, "packages/cli/node-flags"), "utf8"))
+  .split(/\s+/)
+  .filter(Boolean);
+const nodeArgs = [...nodeFlags, ...(profDir ? ["--cpu-prof", `--cpu-prof-dir=${resolve(profDir)}`] : [])];
 let brokers = arg("brokers", process.env.KAFKA_BROKERS);
 let started = false;
 if (!brokers) {
@@ -39,7 +46,7 @@ if (!brokers) {
   started = true;
 }
 
-const topic = `weir-bench-${Date.now()}`;
+const topic = `${arg("topic-prefix", "weir-bench")}-${Date.now()}`;
 const kafka = new Kafka({ brokers: brokers.split(","), clientId: "weir-bench", logLevel: logLevel.NOTHING });
 
 async function produce() {
@@ -116,10 +123,10 @@ const weir = join(ROOT, "packages/cli/dist/main.js");
 const rows = [];
 const ceilingFile = join(dir, "ceiling.cjs");
 writeFileSync(ceilingFile, ceilingLoop(false));
-rows.push(["ceiling (kafkajs loop)", measure(["node", ceilingFile])]);
+rows.push(["ceiling (kafkajs loop)", measure(["node", ...nodeFlags, ceilingFile])]);
 const parseFile = join(dir, "ceiling-parse.cjs");
 writeFileSync(parseFile, ceilingLoop(true));
-rows.push(["ceiling + JSON.parse", measure(["node", parseFile])]);
+rows.push(["ceiling + JSON.parse", measure(["node", ...nodeFlags, parseFile])]);
 const bh = join(dir, "blackhole.sql");
 writeFileSync(
   bh,
@@ -152,6 +159,7 @@ const ceiling = events / rows[0][1].cpu;
 console.log(
   `${events.toLocaleString("en")} events (~200-byte JSON), ${partitions} partitions, topic ${topic}`,
 );
+console.log(`node flags of every process: ${nodeFlags.join(" ") || "(none)"}`);
 console.log("what                         cpu s   wall s   records/s/core   of ceiling");
 for (const [name, m] of rows) {
   const perCore = events / m.cpu;

@@ -162,10 +162,20 @@ export async function benchCommand(cmd: CommandLine, out: Output): Promise<numbe
       if (!json) out.out(line(c));
     }
   }
+  // The node flags in effect (bin/weir's --max-semi-space-size, WEIR_NODE_OPTIONS, NODE_OPTIONS):
+  // they move the GC-heavy queries' figures.
+  const nodeFlags = process.execArgv.join(" ");
+  const nodeOptions = process.env.NODE_OPTIONS ?? "";
+  if (!json) {
+    out.out(
+      `node ${process.version}, flags: ${nodeFlags || "(none)"}${nodeOptions ? `, NODE_OPTIONS: ${nodeOptions}` : ""}`,
+    );
+  }
   if (json) {
     out.out(
-      JSON.stringify({ node: process.version, events, warmupEvents, results, failed }, (_k, v) =>
-        typeof v === "number" && !Number.isInteger(v) ? Math.round(v * 1000) / 1000 : v,
+      JSON.stringify(
+        { node: process.version, nodeFlags, nodeOptions, events, warmupEvents, results, failed },
+        (_k, v) => (typeof v === "number" && !Number.isInteger(v) ? Math.round(v * 1000) / 1000 : v),
       ),
     );
   }
