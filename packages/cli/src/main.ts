@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { EXIT_INTERRUPTED } from "./engine/engine.js";
+import { EXIT_INTERRUPTED } from "./engine/exit-codes.js";
 import { processOutput } from "./output.js";
 import { weir } from "./weir.js";
 

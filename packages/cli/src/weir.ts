@@ -1,12 +1,9 @@
 import { parseCommandLine, UsageError } from "./args.js";
-import { benchCommand } from "./commands/bench.js";
-import { checkCommand } from "./commands/check.js";
-import { parseCommand } from "./commands/parse.js";
-import { explainCommand, runCommand } from "./commands/run.js";
-import { savepointCommand } from "./commands/savepoint.js";
 import type { Output } from "./output.js";
-import { replCommand } from "./repl/repl.js";
 import { VERSION } from "./version.js";
+
+// Each command's module is imported when the command runs: `weir run` does not load the shell,
+// the benchmark or the checklist (process start-up is part of every job's CPU cost).
 
 export const USAGE = `Usage: weir [command] [options]
 
@@ -158,21 +155,21 @@ async function weirCommand(argv: readonly string[], out: Output): Promise<number
     }
     switch (cmd.command) {
       case "parse":
-        return parseCommand(cmd, out);
+        return (await import("./commands/parse.js")).parseCommand(cmd, out);
       case "run":
-        return await runCommand(cmd, out);
+        return await (await import("./commands/run.js")).runCommand(cmd, out);
       case "explain":
-        return await explainCommand(cmd, out);
+        return await (await import("./commands/run.js")).explainCommand(cmd, out);
       case "check":
-        return checkCommand(cmd, out);
+        return (await import("./commands/check.js")).checkCommand(cmd, out);
       case "bench":
-        return await benchCommand(cmd, out);
+        return await (await import("./commands/bench.js")).benchCommand(cmd, out);
       case "savepoint":
-        return await savepointCommand(cmd, out);
+        return await (await import("./commands/savepoint.js")).savepointCommand(cmd, out);
       case undefined:
-        return await replCommand(cmd, out);
+        return await (await import("./repl/repl.js")).replCommand(cmd, out);
       case "repl":
-        return await replCommand(cmd, out);
+        return await (await import("./repl/repl.js")).replCommand(cmd, out);
       case "help":
         out.out(USAGE);
         return 0;

@@ -48,6 +48,7 @@ import {
   type SavepointRequests,
 } from "./checkpointing.js";
 import { optionSecrets, renderRuntimeError } from "./errors.js";
+import { EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_RUNTIME } from "./exit-codes.js";
 import { Interrupted, MaterializedViews, serveSetting } from "./materialized-views.js";
 import { formatCheckpointSummary, formatSummary, jsonMetrics, ProgressLine } from "./summary.js";
 import { TableauPrinter } from "./tableau.js";
@@ -94,12 +95,8 @@ export interface ScriptOptions {
   readonly backfill?: string;
 }
 
-/** Exit codes of DESIGN.md: 0 success, 1 SQL or validation errors, 2 runtime failures. */
-export const EXIT_OK = 0;
-export const EXIT_INVALID = 1;
-export const EXIT_RUNTIME = 2;
-/** Stopped by Ctrl-C (128 + SIGINT, as shells report it). */
-export const EXIT_INTERRUPTED = 130;
+// The exit codes live in their own module so that main.js can read them without loading the engine.
+export { EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_RUNTIME } from "./exit-codes.js";
 
 /** A statement that failed validation: its diagnostics are already printed. */
 class Invalid extends Error {}

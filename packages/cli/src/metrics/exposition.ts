@@ -1,8 +1,10 @@
 import { createServer, type Server } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import type { CheckpointRecord } from "@weir/runtime";
 import { type HistogramJson, LATENCY_BUCKETS_MS } from "@weir/runtime";
-import { Counter, Gauge, Registry } from "prom-client";
+import type * as PromClient from "prom-client";
+import type { Registry } from "prom-client";
 import type { AlarmName, JobMonitor } from "./monitor.js";
 
 /**
@@ -11,17 +13,31 @@ import type { AlarmName, JobMonitor } from "./monitor.js";
  * across restores by the checkpoints), gauges the current watermarks, lags and alarms.
  */
 export class MetricsExposition {
-  readonly registry = new Registry();
   private readonly monitors = new Set<JobMonitor>();
+  private promRegistry: Registry | null = null;
 
-  constructor() {
+  /**
+   * prom-client's registry of Weir's metric families, built at the first scrape: a `weir run`
+   * that serves no metrics never loads prom-client.
+   */
+  get registry(): Registry {
+    if (this.promRegistry === null) {
+      const prom = createRequire(import.meta.url)("prom-client") as typeof PromClient;
+      const registry = new prom.Registry();
+      this.register(registry, prom);
+      this.promRegistry = registry;
+    }
+    return this.promRegistry;
+  }
+
+  private register(registry: Registry, prom: typeof PromClient): void {
     const monitors = this.monitors;
     const counter = (name: string, help: string, labelNames: string[], read: (set: Setter) => void): void => {
-      new Counter({
+      new prom.Counter({
         name,
         help,
         labelNames,
-        registers: [this.registry],
+        registers: [registry],
         collect() {
           this.reset();
           read((labels, v) => {
@@ -31,11 +47,11 @@ export class MetricsExposition {
       });
     };
     const gauge = (name: string, help: string, labelNames: string[], read: (set: Setter) => void): void => {
-      new Gauge({
+      new prom.Gauge({
         name,
         help,
         labelNames,
-        registers: [this.registry],
+        registers: [registry],
         collect() {
           this.reset();
           read((labels, v) => {
@@ -313,7 +329,7 @@ export class MetricsExposition {
         })(),
     );
     const sinkHistogram = (name: string, help: string, pick: (s: SinkM) => HistogramJson | undefined) =>
-      this.registry.registerMetric(
+      registry.registerMetric(
         new CustomHistogram(name, help, () => {
           const out: { labels: Record<string, string>; h: HistogramJson }[] = [];
           for (const m of monitors)

@@ -1,5 +1,5 @@
-import { PGlite } from "@electric-sql/pglite";
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import type { PGlite } from "@electric-sql/pglite";
+import type { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { ConnectorError } from "@weir/runtime";
 import { connectPg, type PgConnect } from "../postgres/client.js";
 
@@ -39,6 +39,11 @@ export class EmbeddedPostgres {
   ) {}
 
   static async start(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgres> {
+    // Imported here, not at the top: a process that never starts the server never loads them.
+    const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
+      import("@electric-sql/pglite"),
+      import("@electric-sql/pglite-socket"),
+    ]);
     const db = await PGlite.create(options.dataDir !== undefined ? { dataDir: options.dataDir } : {});
     const server = new PGLiteSocketServer({
       db,

@@ -9,7 +9,8 @@ import {
   type SinkWriter,
   type SinkWriterContext,
 } from "@weir/runtime";
-import * as A from "apache-arrow";
+import type * as A from "apache-arrow";
+import { Arrow } from "../formats/arrow-lib.js";
 import { ArrowBatchEncoder } from "../formats/arrow-write.js";
 
 /** Extensions that make an arrow sink's `'path'` a single output file rather than a directory. */
@@ -27,11 +28,21 @@ export function arrowSinkFilePath(path: string, cwd: string): string {
 export const ARROW_BATCH_ROWS = 65_536;
 
 /** Collects the bytes apache-arrow's writer emits, synchronously, for the sink to write out. */
-class ChunkQueue extends A.AsyncByteQueue {
-  chunks: Uint8Array[] = [];
-  override write(value: Uint8Array): void {
-    this.chunks.push(value);
-  }
+interface ChunkQueue extends A.AsyncByteQueue {
+  chunks: Uint8Array[];
+}
+
+let chunkQueueClass: (new () => ChunkQueue) | undefined;
+
+/** A new {@link ChunkQueue}; its class extends apache-arrow's, so it is defined on first use. */
+function newChunkQueue(): ChunkQueue {
+  chunkQueueClass ??= class extends Arrow.AsyncByteQueue {
+    chunks: Uint8Array[] = [];
+    override write(value: Uint8Array): void {
+      this.chunks.push(value);
+    }
+  };
+  return new chunkQueueClass();
 }
 
 /**
@@ -44,8 +55,8 @@ class ChunkQueue extends A.AsyncByteQueue {
 export class ArrowFileSink implements SinkWriter {
   private fh: FileHandle | null = null;
   private encoder!: ArrowBatchEncoder;
-  private readonly queue = new ChunkQueue();
-  private readonly writer = new A.RecordBatchFileWriter();
+  private readonly queue = newChunkQueue();
+  private readonly writer = new Arrow.RecordBatchFileWriter();
   private bytesWritten = 0;
   private file = "";
 

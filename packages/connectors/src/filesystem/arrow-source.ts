@@ -9,7 +9,8 @@ import {
   type SourceReader,
   type SourceReaderContext,
 } from "@weir/runtime";
-import * as A from "apache-arrow";
+import type * as A from "apache-arrow";
+import { Arrow } from "../formats/arrow-lib.js";
 import { ArrowTypeMismatch, type ArrowValueReader, compileArrowReader } from "../formats/arrow-read.js";
 import { FormatError } from "../formats/errors.js";
 import { fileMetadata, type InputFile, listInputFiles } from "./files.js";
@@ -43,7 +44,7 @@ class ArrowFileCursor {
       throw new ConnectorError(`cannot read: ${(e as Error).message}`, "user", `file ${file.split}`);
     }
     try {
-      const reader = await A.RecordBatchReader.from(fh);
+      const reader = await Arrow.RecordBatchReader.from(fh);
       await reader.open();
       if (reader.schema === null || reader.schema === undefined) throw new Error("no schema message");
       return new ArrowFileCursor(fh, reader as A.AsyncRecordBatchFileReader | A.AsyncRecordBatchStreamReader);

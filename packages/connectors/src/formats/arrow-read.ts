@@ -1,6 +1,7 @@
 import { type DataType, formatType } from "@weir/planner";
 import { isPreciseTimestamp, truncateNanos } from "@weir/runtime";
-import * as A from "apache-arrow";
+import type * as A from "apache-arrow";
+import { Arrow } from "./arrow-lib.js";
 import { FormatError } from "./errors.js";
 
 /**
@@ -55,19 +56,23 @@ function floorDiv(v: bigint, d: bigint): bigint {
   return v % d !== 0n && v < 0n ? q - 1n : q;
 }
 
-/** Epoch-ish bigint `v` in `unit` as a whole number of milliseconds (floored). */
-function bigToMs(v: bigint, unit: A.TimeUnit): number {
-  if (unit === A.TimeUnit.SECOND) return Number(v) * 1000;
-  if (unit === A.TimeUnit.MILLISECOND) return Number(v);
-  return Number(floorDiv(v, PER_MS[unit]));
+/**
+ * Converts an epoch-ish bigint in `unit` to a whole number of milliseconds (floored); chosen once
+ * per column, so reading a value does not look the unit up.
+ */
+function bigToMs(unit: A.TimeUnit): (v: bigint) => number {
+  if (unit === Arrow.TimeUnit.SECOND) return (v) => Number(v) * 1000;
+  if (unit === Arrow.TimeUnit.MILLISECOND) return (v) => Number(v);
+  const per = PER_MS[unit];
+  return (v) => Number(floorDiv(v, per));
 }
 
 function compileNonNull(arrow: A.DataType, weir: DataType, path: string): ArrowValueReader {
   const mismatch = (detail = "") => new ArrowTypeMismatch(path, arrow.toString(), formatType(weir), detail);
-  if (A.DataType.isDictionary(arrow)) return dictionaryReader(arrow, weir, path);
+  if (Arrow.DataType.isDictionary(arrow)) return dictionaryReader(arrow, weir, path);
   switch (weir.kind) {
     case "BOOLEAN":
-      if (!A.DataType.isBool(arrow)) throw mismatch();
+      if (!Arrow.DataType.isBool(arrow)) throw mismatch();
       return ({ offset, values }, i) => {
         const bit = offset + i;
         return ((values as Uint8Array)[bit >> 3] & (1 << (bit & 7))) !== 0;
@@ -77,7 +82,7 @@ function compileNonNull(arrow: A.DataType, weir: DataType, path: string): ArrowV
     case "INT":
     case "BIGINT": {
       const width = { TINYINT: 8, SMALLINT: 16, INT: 32, BIGINT: 64 }[weir.kind];
-      if (!A.DataType.isInt(arrow)) throw mismatch();
+      if (!Arrow.DataType.isInt(arrow)) throw mismatch();
       const fits = arrow.isSigned ? arrow.bitWidth <= width : arrow.bitWidth < width;
       if (!fits) throw mismatch(" (values may not fit)");
       if (arrow.bitWidth === 64) {
@@ -91,13 +96,13 @@ function compileNonNull(arrow: A.DataType, weir: DataType, path: string): ArrowV
     }
     case "FLOAT":
     case "DOUBLE": {
-      if (!A.DataType.isFloat(arrow) || arrow.precision === A.Precision.HALF) throw mismatch();
-      if (weir.kind === "FLOAT" && arrow.precision !== A.Precision.SINGLE)
+      if (!Arrow.DataType.isFloat(arrow) || arrow.precision === Arrow.Precision.HALF) throw mismatch();
+      if (weir.kind === "FLOAT" && arrow.precision !== Arrow.Precision.SINGLE)
         throw mismatch(" (values may not fit)");
       return ({ values }, i) => (values as Float64Array)[i];
     }
     case "DECIMAL": {
-      if (!A.DataType.isDecimal(arrow)) throw mismatch();
+      if (!Arrow.DataType.isDecimal(arrow)) throw mismatch();
       const intDigits = arrow.precision - arrow.scale;
       if (arrow.scale > weir.scale || intDigits > weir.precision - weir.scale)
         throw mismatch(" (values may not fit)");
@@ -113,36 +118,37 @@ function compileNonNull(arrow: A.DataType, weir: DataType, path: string): ArrowV
     }
     case "CHAR":
     case "VARCHAR":
-      if (A.DataType.isUtf8(arrow) || A.DataType.isLargeUtf8(arrow)) {
+      if (Arrow.DataType.isUtf8(arrow) || Arrow.DataType.isLargeUtf8(arrow)) {
         return ({ values, valueOffsets }, i) =>
           utf8.decode((values as Uint8Array).subarray(Number(valueOffsets[i]), Number(valueOffsets[i + 1])));
       }
       throw mismatch();
     case "BINARY":
     case "VARBINARY":
-      if (A.DataType.isBinary(arrow) || A.DataType.isLargeBinary(arrow)) {
+      if (Arrow.DataType.isBinary(arrow) || Arrow.DataType.isLargeBinary(arrow)) {
         return ({ values, valueOffsets }, i) =>
           (values as Uint8Array).slice(Number(valueOffsets[i]), Number(valueOffsets[i + 1]));
       }
-      if (A.DataType.isFixedSizeBinary(arrow)) {
+      if (Arrow.DataType.isFixedSizeBinary(arrow)) {
         const w = arrow.byteWidth;
         return ({ values }, i) => (values as Uint8Array).slice(i * w, (i + 1) * w);
       }
       throw mismatch();
     case "DATE":
-      if (!A.DataType.isDate(arrow)) throw mismatch();
-      if (arrow.unit === A.DateUnit.DAY) return ({ values }, i) => (values as Int32Array)[i];
+      if (!Arrow.DataType.isDate(arrow)) throw mismatch();
+      if (arrow.unit === Arrow.DateUnit.DAY) return ({ values }, i) => (values as Int32Array)[i];
       return ({ values }, i) => Math.floor(Number((values as BigInt64Array)[i]) / MS_PER_DAY);
     case "TIME": {
-      if (!A.DataType.isTime(arrow)) throw mismatch();
+      if (!Arrow.DataType.isTime(arrow)) throw mismatch();
       const unit = arrow.unit;
-      if (unit === A.TimeUnit.SECOND) return ({ values }, i) => (values as Int32Array)[i] * 1000;
-      if (unit === A.TimeUnit.MILLISECOND) return ({ values }, i) => (values as Int32Array)[i];
-      return ({ values }, i) => bigToMs(BigInt((values as BigInt64Array)[i]), unit);
+      if (unit === Arrow.TimeUnit.SECOND) return ({ values }, i) => (values as Int32Array)[i] * 1000;
+      if (unit === Arrow.TimeUnit.MILLISECOND) return ({ values }, i) => (values as Int32Array)[i];
+      const toMs = bigToMs(unit);
+      return ({ values }, i) => toMs(BigInt((values as BigInt64Array)[i]));
     }
     case "TIMESTAMP":
     case "TIMESTAMP_LTZ": {
-      if (!A.DataType.isTimestamp(arrow)) throw mismatch();
+      if (!Arrow.DataType.isTimestamp(arrow)) throw mismatch();
       const zoned = arrow.timezone !== null && arrow.timezone !== undefined && arrow.timezone !== "";
       if (weir.kind === "TIMESTAMP" && zoned) {
         throw mismatch(" (a zoned timestamp is an instant: declare the column TIMESTAMP_LTZ)");
@@ -159,14 +165,16 @@ function compileNonNull(arrow: A.DataType, weir: DataType, path: string): ArrowV
         const p = (weir as { precision: number }).precision;
         return ({ values }, i) => truncateNanos(BigInt((values as BigInt64Array)[i]) * per, p);
       }
-      return ({ values }, i) => bigToMs((values as BigInt64Array)[i], unit);
+      const toMs = bigToMs(unit);
+      return ({ values }, i) => toMs((values as BigInt64Array)[i]);
     }
     case "INTERVAL_DAY_TIME":
-      if (A.DataType.isDuration(arrow)) {
+      if (Arrow.DataType.isDuration(arrow)) {
         const unit = arrow.unit;
-        return ({ values }, i) => bigToMs((values as BigInt64Array)[i], unit);
+        const toMs = bigToMs(unit);
+        return ({ values }, i) => toMs((values as BigInt64Array)[i]);
       }
-      if (A.DataType.isInterval(arrow) && arrow.unit === A.IntervalUnit.DAY_TIME) {
+      if (Arrow.DataType.isInterval(arrow) && arrow.unit === Arrow.IntervalUnit.DAY_TIME) {
         return ({ values }, i) => {
           const v = values as Int32Array;
           return v[2 * i] * MS_PER_DAY + v[2 * i + 1];
@@ -174,7 +182,7 @@ function compileNonNull(arrow: A.DataType, weir: DataType, path: string): ArrowV
       }
       throw mismatch();
     case "INTERVAL_YEAR_MONTH":
-      if (A.DataType.isInterval(arrow) && arrow.unit === A.IntervalUnit.YEAR_MONTH) {
+      if (Arrow.DataType.isInterval(arrow) && arrow.unit === Arrow.IntervalUnit.YEAR_MONTH) {
         return ({ values }, i) => (values as Int32Array)[i];
       }
       throw mismatch();
@@ -186,7 +194,7 @@ function compileNonNull(arrow: A.DataType, weir: DataType, path: string): ArrowV
       );
     case "MULTISET":
     case "MAP": {
-      if (!A.DataType.isMap(arrow)) throw mismatch();
+      if (!Arrow.DataType.isMap(arrow)) throw mismatch();
       const entries = arrow.children[0].type as A.Struct;
       const [keyField, valueField] = entries.children;
       const keyType = weir.kind === "MAP" ? weir.key : weir.element;
@@ -204,7 +212,7 @@ function compileNonNull(arrow: A.DataType, weir: DataType, path: string): ArrowV
       };
     }
     case "ROW": {
-      if (!A.DataType.isStruct(arrow)) throw mismatch();
+      if (!Arrow.DataType.isStruct(arrow)) throw mismatch();
       const byName = new Map(arrow.children.map((f, k) => [f.name, k]));
       const readers = weir.fields.map((f) => {
         const k = byName.get(f.name);
@@ -218,7 +226,7 @@ function compileNonNull(arrow: A.DataType, weir: DataType, path: string): ArrowV
       };
     }
     case "NULL":
-      if (!A.DataType.isNull(arrow)) throw mismatch();
+      if (!Arrow.DataType.isNull(arrow)) throw mismatch();
       return () => null;
     default: {
       const _exhaustive: never = weir;
@@ -233,7 +241,13 @@ function compileArrowReaderOfChild(
   path: string,
   mismatch: () => ArrowTypeMismatch,
 ): ArrowValueReader {
-  if (!(A.DataType.isList(arrow) || A.DataType.isLargeList(arrow) || A.DataType.isFixedSizeList(arrow))) {
+  if (
+    !(
+      Arrow.DataType.isList(arrow) ||
+      Arrow.DataType.isLargeList(arrow) ||
+      Arrow.DataType.isFixedSizeList(arrow)
+    )
+  ) {
     throw mismatch();
   }
   return compileArrowReader(arrow.children[0].type, element, path);
@@ -244,7 +258,7 @@ function listReader(
   readElement: ArrowValueReader,
   mismatch: () => ArrowTypeMismatch,
 ): ArrowValueReader {
-  if (A.DataType.isFixedSizeList(arrow)) {
+  if (Arrow.DataType.isFixedSizeList(arrow)) {
     const size = arrow.listSize;
     return ({ children }, i) => {
       const out = new Array<unknown>(size);
@@ -252,7 +266,7 @@ function listReader(
       return out;
     };
   }
-  if (!(A.DataType.isList(arrow) || A.DataType.isLargeList(arrow))) throw mismatch();
+  if (!(Arrow.DataType.isList(arrow) || Arrow.DataType.isLargeList(arrow))) throw mismatch();
   return ({ valueOffsets, children }, i) => {
     const begin = Number(valueOffsets[i]);
     const end = Number(valueOffsets[i + 1]);

@@ -1,7 +1,8 @@
 import type { DataType, Field } from "@weir/planner";
 import { formatType } from "@weir/planner";
 import { ConnectorError, isPreciseTimestamp, type Row } from "@weir/runtime";
-import * as A from "apache-arrow";
+import type * as A from "apache-arrow";
+import { Arrow } from "./arrow-lib.js";
 
 /**
  * Weir rows → Arrow record batches. The Arrow schema follows the table schema column by column
@@ -13,58 +14,60 @@ import * as A from "apache-arrow";
 export function toArrowType(t: DataType): A.DataType {
   switch (t.kind) {
     case "BOOLEAN":
-      return new A.Bool();
+      return new Arrow.Bool();
     case "TINYINT":
-      return new A.Int8();
+      return new Arrow.Int8();
     case "SMALLINT":
-      return new A.Int16();
+      return new Arrow.Int16();
     case "INT":
-      return new A.Int32();
+      return new Arrow.Int32();
     case "BIGINT":
-      return new A.Int64();
+      return new Arrow.Int64();
     case "FLOAT":
-      return new A.Float32();
+      return new Arrow.Float32();
     case "DOUBLE":
-      return new A.Float64();
+      return new Arrow.Float64();
     case "DECIMAL":
-      return new A.Decimal(t.scale, t.precision, 128);
+      return new Arrow.Decimal(t.scale, t.precision, 128);
     case "CHAR":
     case "VARCHAR":
-      return new A.Utf8();
+      return new Arrow.Utf8();
     case "BINARY":
     case "VARBINARY":
-      return new A.Binary();
+      return new Arrow.Binary();
     case "DATE":
-      return new A.DateDay();
+      return new Arrow.DateDay();
     case "TIME":
-      return new A.TimeMillisecond();
+      return new Arrow.TimeMillisecond();
     // TIMESTAMP(4..6) as microseconds, (7..9) as nanoseconds (built as Int64: see ArrowBatchEncoder)
     case "TIMESTAMP":
-      if (isPreciseTimestamp(t)) return new A.Timestamp(preciseUnit(t));
-      return new A.TimestampMillisecond();
+      if (isPreciseTimestamp(t)) return new Arrow.Timestamp(preciseUnit(t));
+      return new Arrow.TimestampMillisecond();
     case "TIMESTAMP_LTZ":
-      if (isPreciseTimestamp(t)) return new A.Timestamp(preciseUnit(t), "UTC");
-      return new A.TimestampMillisecond("UTC");
+      if (isPreciseTimestamp(t)) return new Arrow.Timestamp(preciseUnit(t), "UTC");
+      return new Arrow.TimestampMillisecond("UTC");
     case "INTERVAL_DAY_TIME":
-      return new A.Duration(A.TimeUnit.MILLISECOND);
+      return new Arrow.Duration(Arrow.TimeUnit.MILLISECOND);
     case "INTERVAL_YEAR_MONTH":
-      return new A.IntervalYearMonth();
+      return new Arrow.IntervalYearMonth();
     case "ARRAY":
-      return new A.List(new A.Field("item", toArrowType(t.element), t.element.nullable));
+      return new Arrow.List(new Arrow.Field("item", toArrowType(t.element), t.element.nullable));
     case "MAP":
     case "MULTISET": {
       const value: DataType = t.kind === "MAP" ? t.value : { kind: "INT", nullable: false };
       const key = t.kind === "MAP" ? t.key : t.element;
-      const entries = new A.Struct([
-        new A.Field("key", toArrowType(key), false),
-        new A.Field("value", toArrowType(value), value.nullable),
+      const entries = new Arrow.Struct([
+        new Arrow.Field("key", toArrowType(key), false),
+        new Arrow.Field("value", toArrowType(value), value.nullable),
       ]);
-      return new A.Map_(new A.Field("entries", entries, false));
+      return new Arrow.Map_(new Arrow.Field("entries", entries, false));
     }
     case "ROW":
-      return new A.Struct(t.fields.map((f) => new A.Field(f.name, toArrowType(f.type), f.type.nullable)));
+      return new Arrow.Struct(
+        t.fields.map((f) => new Arrow.Field(f.name, toArrowType(f.type), f.type.nullable)),
+      );
     case "NULL":
-      return new A.Null();
+      return new Arrow.Null();
     default: {
       const _exhaustive: never = t;
       return _exhaustive;
@@ -73,7 +76,7 @@ export function toArrowType(t: DataType): A.DataType {
 }
 
 export function toArrowSchema(fields: readonly Field[]): A.Schema {
-  return new A.Schema(fields.map((f) => new A.Field(f.name, toArrowType(f.type), f.type.nullable)));
+  return new Arrow.Schema(fields.map((f) => new Arrow.Field(f.name, toArrowType(f.type), f.type.nullable)));
 }
 
 function hasPreciseTimestamp(t: DataType): boolean {
@@ -110,7 +113,7 @@ export function decimalWords(unscaled: bigint): Uint32Array {
 const precisionOf = (t: DataType): number => (t as { precision: number }).precision;
 
 function preciseUnit(t: DataType): A.TimeUnit {
-  return precisionOf(t) <= 6 ? A.TimeUnit.MICROSECOND : A.TimeUnit.NANOSECOND;
+  return precisionOf(t) <= 6 ? Arrow.TimeUnit.MICROSECOND : Arrow.TimeUnit.NANOSECOND;
 }
 
 function converter(t: DataType): ToArrow {
@@ -228,7 +231,7 @@ export class ArrowBatchEncoder {
       const d = b.finish().flush();
       if (!this.precise[c]) return d;
       // the Int64 column's buffers, typed as the schema's timestamp
-      return A.makeData({
+      return Arrow.makeData({
         type: this.schema.fields[c].type as A.Timestamp,
         length: d.length,
         nullCount: d.nullCount,
@@ -239,13 +242,21 @@ export class ArrowBatchEncoder {
     const length = this.rows;
     this.builders = this.newBuilders();
     this.rows = 0;
-    const data = A.makeData({ type: new A.Struct(this.schema.fields), length, nullCount: 0, children });
-    return new A.RecordBatch(this.schema, data);
+    const data = Arrow.makeData({
+      type: new Arrow.Struct(this.schema.fields),
+      length,
+      nullCount: 0,
+      children,
+    });
+    return new Arrow.RecordBatch(this.schema, data);
   }
 
   private newBuilders(): A.Builder[] {
     return this.schema.fields.map((f, c) =>
-      A.makeBuilder({ type: this.precise[c] ? new A.Int64() : f.type, nullValues: [null, undefined] }),
+      Arrow.makeBuilder({
+        type: this.precise[c] ? new Arrow.Int64() : f.type,
+        nullValues: [null, undefined],
+      }),
     );
   }
 }

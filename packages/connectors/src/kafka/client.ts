@@ -1,4 +1,12 @@
-import kafkajs from "kafkajs";
+import { createRequire } from "node:module";
+import type kafkajsTypes from "kafkajs";
+
+/** kafkajs, loaded when the first client is built (a job without Kafka tables never loads it). */
+let kafkajsModule: typeof kafkajsTypes | undefined;
+function kafkajs(): typeof kafkajsTypes {
+  kafkajsModule ??= createRequire(import.meta.url)("kafkajs") as typeof kafkajsTypes;
+  return kafkajsModule;
+}
 
 /**
  * The part of kafkajs the Kafka connectors use, as shapes (STYLE.md: depend on shapes, not
@@ -162,15 +170,16 @@ export interface KafkaProducer {
 
 /** A {@link KafkaConnect} over the real kafkajs client (its own logging off: errors surface as exceptions). */
 export const connectKafkajs: KafkaConnect = (config) => {
-  const kafka = new kafkajs.Kafka({
+  const { Kafka, logLevel, Partitioners } = kafkajs();
+  const kafka = new Kafka({
     brokers: [...config.brokers],
     clientId: config.clientId,
     ssl: config.ssl,
-    logLevel: kafkajs.logLevel.NOTHING,
+    logLevel: logLevel.NOTHING,
   });
   return {
     admin: () => kafka.admin(),
     consumer: (c) => kafka.consumer(c) as unknown as KafkaConsumer,
-    producer: (c) => kafka.producer({ ...c, createPartitioner: kafkajs.Partitioners.DefaultPartitioner }),
+    producer: (c) => kafka.producer({ ...c, createPartitioner: Partitioners.DefaultPartitioner }),
   };
 };

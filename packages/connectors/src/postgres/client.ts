@@ -1,5 +1,5 @@
 import { userInfo } from "node:os";
-import pg from "pg";
+import type pg from "pg";
 import type { PgConnectionSettings } from "./options.js";
 
 /**
@@ -45,7 +45,8 @@ const TEXT_TYPES = {
 /** A {@link PgConnect} over the real `pg` client (PG* environment variables fill what is unset). */
 export function connectPg(settings: PgConnectionSettings): PgConnect {
   return async () => {
-    const client = new pg.Client({
+    const { Client } = await loadPg();
+    const client = new Client({
       ...clientConfig(settings),
       types: TEXT_TYPES as unknown as pg.CustomTypesConfig,
     });
@@ -59,6 +60,17 @@ export function connectPg(settings: PgConnectionSettings): PgConnect {
     }
     return conn;
   };
+}
+
+/**
+ * `pg`, imported on the first connection: loading it costs a process start-up tens of
+ * milliseconds (it probes for a Cloudflare runtime by building a `Response`, which loads Node's
+ * fetch implementation), and most jobs never connect to Postgres.
+ */
+let pgModule: Promise<typeof pg> | undefined;
+function loadPg(): Promise<typeof pg> {
+  pgModule ??= import("pg").then((m) => m.default);
+  return pgModule;
 }
 
 /**

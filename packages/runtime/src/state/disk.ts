@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmdirSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { getHeapStatistics } from "node:v8";
-import { type Database, open, type RootDatabase } from "lmdb";
+import type * as Lmdb from "lmdb";
+import type { Database, RootDatabase } from "lmdb";
 import type { Clock } from "../time/watermarks.js";
 import type {
   ListState,
@@ -1136,6 +1138,8 @@ export class DiskStateBackend implements StateBackend {
       if (this.disposed) throw new Error("the state backend was disposed");
       rmSync(this.options.dir, { recursive: true, force: true });
       mkdirSync(this.options.dir, { recursive: true });
+      // lmdb (a native addon) is loaded by the first job that keeps state on disk.
+      const { open } = createRequire(import.meta.url)("lmdb") as typeof Lmdb;
       this.env = open<Buffer, Buffer>({
         path: this.options.dir,
         encoding: "binary",

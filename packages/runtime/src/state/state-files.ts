@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, fsyncSync, openSync, readSync, rmSync, writeSync } from "node:fs";
-import { Packr } from "msgpackr";
+import { createRequire } from "node:module";
+import type * as Msgpackr from "msgpackr";
 import { STATE_SNAPSHOT_VERSION, type StateSnapshot, type TableSnapshot } from "./api.js";
 import { encodeJson, type Json } from "./codec.js";
 
@@ -8,16 +9,30 @@ import { encodeJson, type Json } from "./codec.js";
  * The value codec of the on-disk backend and of its checkpoint files: MessagePack (msgpackr) with
  * records for plain objects and MessagePack maps for `Map`s, 64-bit integers as bigint. Holds what
  * state holds (arrays, plain objects, Maps, bigints, Uint8Arrays, undefined, NaN, ±∞); `-0` comes
- * back as `0` (MessagePack writes integral numbers as integers).
+ * back as `0` (MessagePack writes integral numbers as integers). msgpackr is loaded (its CommonJS
+ * build, synchronously) on the first value packed or unpacked: a job without checkpoints or the
+ * on-disk backend never loads it.
  */
-export const stateCodec = new Packr({
-  // Bytes are copied out: LMDB's fast reads reuse one buffer, so a view into it would change later.
-  copyBuffers: true,
-  useRecords: true,
-  mapsAsObjects: false,
-  moreTypes: true,
-  int64AsType: "bigint",
-});
+export const stateCodec: Pick<Msgpackr.Packr, "pack" | "unpack"> = {
+  pack: (value, encodeOptions) => packr().pack(value, encodeOptions),
+  unpack: (bytes, options) => packr().unpack(bytes, options),
+};
+
+let packrInstance: Msgpackr.Packr | undefined;
+function packr(): Msgpackr.Packr {
+  if (packrInstance === undefined) {
+    const { Packr } = createRequire(import.meta.url)("msgpackr") as typeof Msgpackr;
+    packrInstance = new Packr({
+      // Bytes are copied out: LMDB's fast reads reuse one buffer, so a view into it would change later.
+      copyBuffers: true,
+      useRecords: true,
+      mapsAsObjects: false,
+      moreTypes: true,
+      int64AsType: "bigint",
+    });
+  }
+  return packrInstance;
+}
 
 /** A file of a native (incremental or full) snapshot, shared between the checkpoints that need it. */
 export interface SharedStateFile {
