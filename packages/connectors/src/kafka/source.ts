@@ -48,8 +48,13 @@ interface PartitionState {
   readonly split: string;
   /** Tie-break of the merge: partitions sort by topic, then partition number. */
   order: number;
-  /** Offset after the last record handed out by `poll` (the position). */
+  /**
+   * Offset after the last record handed out by `poll` (the position). While `merge` runs it may
+   * lag behind `passed`, which `settle` folds into it (so no record's offset is parsed per record).
+   */
   next: number;
+  /** The last record handed out (or passed over) whose offset `next` does not include yet. */
+  passed: KafkaMessage | null;
   /** Offset after the last record put into the buffer. */
   fetched: number;
   readonly end: number | null;
@@ -70,17 +75,40 @@ interface PartitionState {
   readonly headRows: Row[];
   /** The merge key of `head`: its event time (or the record timestamp without a watermark). */
   headTime: number;
-  /** The offset of `head`'s record. */
-  headOffset: number;
-  /** The value of `head`'s record as read (for `recordOrigins`). */
-  headRaw: unknown;
+  /** `head`'s record. */
+  headMessage: KafkaMessage | null;
 }
 
-/** Fetched records of one partition, waiting for `poll`; `advanceTo` is where the chunk leaves `next`. */
+/**
+ * Fetched records of one partition, `messages[index..end)`, waiting for `poll`; `advanceTo` is
+ * where the chunk leaves `next`.
+ */
 interface Chunk {
   readonly messages: KafkaMessage[];
   index: number;
+  readonly end: number;
   readonly advanceTo: number;
+}
+
+/**
+ * `recordOrigins` of a merged batch: one record per row; the offsets (as kafkajs gives them,
+ * decimal strings) and values are read only when a row's origin is asked for (a bad row).
+ */
+class MessageOrigins {
+  private offsets: string[] | null = null;
+  private values: unknown[] | null = null;
+
+  constructor(private readonly messages: readonly KafkaMessage[]) {}
+
+  get at(): readonly string[] {
+    this.offsets ??= this.messages.map((m) => m.offset);
+    return this.offsets;
+  }
+
+  get raw(): readonly unknown[] {
+    this.values ??= this.messages.map((m) => m.value);
+    return this.values;
+  }
 }
 
 /**
@@ -143,9 +171,8 @@ export class KafkaSourceReader implements SourceReader {
   private groupId: string | undefined;
   private committing = false;
   private rowtime: ((row: Row) => unknown) | null = null;
-  /** `recordOrigins`: the offset and value of each row handed out by the current merge. */
-  private originAt: number[] | null = null;
-  private originRaw: unknown[] | null = null;
+  /** `recordOrigins`: the record of each row handed out by the current merge. */
+  private origins: KafkaMessage[] | null = null;
   private onBadRecord: SourceReaderContext["onBadRecord"];
   private bounded = false;
   private discoveryMs = 0;
@@ -165,10 +192,7 @@ export class KafkaSourceReader implements SourceReader {
     this.metrics = ctx.metrics;
     this.rowtime = ctx.rowtime ?? null;
     this.onBadRecord = ctx.onBadRecord;
-    if (ctx.recordOrigins) {
-      this.originAt = [];
-      this.originRaw = [];
-    }
+    if (ctx.recordOrigins) this.origins = [];
     this.upsert = node.connector === "upsert-kafka";
     // upsert-kafka reads the whole compacted topic (Flink's connector has no startup mode).
     const options: Readonly<Record<string, string>> =
@@ -273,6 +297,7 @@ export class KafkaSourceReader implements SourceReader {
       split,
       order: 0,
       next: start,
+      passed: null,
       fetched: start,
       end,
       high,
@@ -283,8 +308,7 @@ export class KafkaSourceReader implements SourceReader {
       headOps: [],
       headRows: [],
       headTime: 0,
-      headOffset: -1,
-      headRaw: null,
+      headMessage: null,
     };
     this.parts.set(split, part);
     this.ordered = [...this.parts.values()].sort((a, b) =>
@@ -502,25 +526,20 @@ export class KafkaSourceReader implements SourceReader {
         out.push(headOps[i], headRows[i]);
         rowSplits?.push(split);
       }
-      if (this.originAt !== null) {
-        for (let i = 0; i < headLength; i++) {
-          this.originAt.push(best.headOffset);
-          this.originRaw!.push(best.headRaw);
-        }
-      }
-      best.next = best.headOffset + 1;
+      const m = best.headMessage!;
+      const origins = this.origins;
+      if (origins !== null) for (let i = 0; i < headLength; i++) origins.push(m);
+      best.passed = m;
       best.headLength = 0;
     }
     for (const p of ordered) {
+      settle(p);
       if (p.paused && !this.atEnd(p) && p.buffered <= PARTITION_LOW_WATER) this.resumePartition(p);
     }
     if (out.length === 0 || first === null) return null;
     const batch = out.finish();
-    const origins = this.originAt === null ? undefined : { at: this.originAt, raw: this.originRaw! };
-    if (origins !== undefined) {
-      this.originAt = [];
-      this.originRaw = [];
-    }
+    const origins = this.origins === null ? undefined : new MessageOrigins(this.origins);
+    if (origins !== undefined) this.origins = [];
     return {
       kind: "data",
       splits: [
@@ -556,22 +575,21 @@ export class KafkaSourceReader implements SourceReader {
     const chunks = p.chunks;
     while (chunks.length > 0) {
       const chunk = chunks[0];
-      if (chunk.index === chunk.messages.length) {
+      if (chunk.index === chunk.end) {
+        settle(p);
         if (chunk.advanceTo > p.next) p.next = chunk.advanceTo;
         chunks.shift();
         continue;
       }
       const m = chunk.messages[chunk.index++];
       p.buffered--;
-      const offset = Number(m.offset);
       const n = this.decode(m, p, p.headOps, p.headRows);
       if (n === 0) {
-        p.next = offset + 1;
+        p.passed = m;
         continue;
       }
       p.headLength = n;
-      p.headOffset = offset;
-      p.headRaw = m.value;
+      p.headMessage = m;
       p.headTime = this.mergeKey(p.headRows[0], m);
       return true;
     }
@@ -770,20 +788,19 @@ export class KafkaSourceReader implements SourceReader {
       part.fetched = first;
       part.next = first;
     }
-    const accepted: KafkaMessage[] = [];
-    for (const m of messages) {
-      const o = Number(m.offset);
-      if (o < part.fetched) continue; // fetched before a seek
-      if (part.end !== null && o >= part.end) break;
-      accepted.push(m);
-    }
+    // A partition's records come in offset order: those fetched before a seek are a prefix,
+    // those at or after the end offset a suffix; the chunk is the rest (the array is not copied).
+    let from = 0;
+    let to = messages.length;
+    while (from < to && Number(messages[from].offset) < part.fetched) from++;
+    if (part.end !== null) while (to > from && Number(messages[to - 1].offset) >= part.end) to--;
     let advanceTo = Math.max(Number(lastOffset) + 1, part.fetched);
     if (part.end !== null && advanceTo > part.end) advanceTo = part.end;
-    if (accepted.length === 0 && advanceTo === part.fetched) return;
+    if (from === to && advanceTo === part.fetched) return;
     part.fetched = advanceTo;
     if (advanceTo > part.high) part.high = advanceTo;
-    part.chunks.push({ messages: accepted, index: 0, advanceTo });
-    part.buffered += accepted.length;
+    part.chunks.push({ messages, index: from, end: to, advanceTo });
+    part.buffered += to - from;
     this.arrival?.();
     if (part.end !== null && part.fetched >= part.end) this.pausePartition(part);
     else if (part.buffered >= PARTITION_HIGH_WATER) this.pausePartition(part);
@@ -851,6 +868,14 @@ export class KafkaSourceReader implements SourceReader {
       );
     }
   }
+}
+
+/** Folds the last record handed out or passed over into the partition's position. */
+function settle(p: PartitionState): void {
+  const m = p.passed;
+  if (m === null) return;
+  p.passed = null;
+  p.next = Number(m.offset) + 1;
 }
 
 function yieldToIo(): Promise<void> {

@@ -337,6 +337,157 @@ export function greedyMatcher(tokens: readonly Token[]): ((text: string) => numb
   };
 }
 
+/**
+ * The greedy matcher and the lenient parser compiled into one function for one fixed layout of
+ * the pattern: each numeric field exactly its letter count of digits (`yyyy` four), literals and
+ * single spaces where the pattern has them, a zone offset only last. For text in that layout it
+ * returns what the lenient parser returns through the greedy matcher (the same wall-clock millis,
+ * and in `zone[0]` the offset read) — the greedy path takes exactly those characters there — and
+ * NaN for any other text, which then goes the general way. Null when the pattern has no such
+ * layout (a name field, AM/PM, a zone before the end, a field wider than 15 digits).
+ */
+export function fixedLayoutParser(
+  tokens: readonly Token[],
+): ((text: string, zone: Float64Array) => number) | null {
+  type Step =
+    | { readonly k: "lit"; readonly text: string }
+    | { readonly k: "space" }
+    | { readonly k: "digits"; readonly letter: string; readonly count: number; readonly exact: boolean }
+    | { readonly k: "zone" };
+  const steps: Step[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if ("literal" in t) {
+      steps.push(t.literal === " " ? { k: "space" } : { k: "lit", text: t.literal });
+      continue;
+    }
+    if (t.letter === "a" || t.letter === "E" || (t.letter === "M" && t.count >= 3)) return null;
+    if (t.letter === "X" || t.letter === "x" || t.letter === "Z") {
+      if (i !== tokens.length - 1) return null;
+      steps.push({ k: "zone" });
+      continue;
+    }
+    if (t.count > 15) return null;
+    const next = tokens[i + 1];
+    // As the greedy matcher: a field followed by a numeric one takes exactly its count of digits.
+    const exact = next !== undefined && "letter" in next && next.letter !== "E" && next.letter !== "a";
+    steps.push({ k: "digits", letter: t.letter, count: t.count, exact });
+  }
+  if (steps.length === 0) return null;
+  const lines: string[] = ["const c0 = t.charCodeAt(0);", "if (!(c0 > 32 && c0 < 127)) return NaN;"];
+  // A position past the end reads NaN, which no range check passes (checks are written as `!(…)`).
+  const digit = (at: number) => `(t.charCodeAt(${at}) - 48)`;
+  let p = 0;
+  let v = 0;
+  const assign: string[] = [];
+  for (let s = 0; s < steps.length; s++) {
+    const st = steps[s]!;
+    const next = steps[s + 1];
+    if (st.k === "lit") {
+      for (let k = 0; k < st.text.length; k++)
+        lines.push(`if (t.charCodeAt(${p + k}) !== ${st.text.charCodeAt(k)}) return NaN;`);
+      p += st.text.length;
+    } else if (st.k === "space") {
+      // One space, then what the greedy matcher wants after its spaces (a digit is checked next).
+      lines.push(`if (t.charCodeAt(${p}) !== 32) return NaN;`);
+      p++;
+      if (next?.k !== "digits")
+        lines.push(`{ const c = t.charCodeAt(${p}); if (!(c > 32 && c < 127)) return NaN; }`);
+    } else if (st.k === "digits") {
+      const name = `g${v++}`;
+      const parts: string[] = [];
+      for (let k = 0; k < st.count; k++) {
+        lines.push(
+          `const ${name}_${k} = ${digit(p + k)}; if (!(${name}_${k} >= 0 && ${name}_${k} <= 9)) return NaN;`,
+        );
+        parts.push(`${name}_${k} * ${10 ** (st.count - 1 - k)}`);
+      }
+      lines.push(`const ${name} = ${parts.join(" + ")};`);
+      p += st.count;
+      // The greedy matcher would take more digits: the layout needs a non-digit after the field
+      // (or the end of the text), unless the next step checks one.
+      const nextChecks =
+        next !== undefined &&
+        (next.k === "zone" || next.k === "space" || (next.k === "lit" && !/^[0-9]/.test(next.text)));
+      if (!st.exact && !nextChecks)
+        lines.push(`{ const c = t.charCodeAt(${p}); if (c >= 48 && c <= 57) return NaN; }`);
+      switch (st.letter) {
+        case "y":
+          assign.push(st.count === 2 ? `year = 2000 + ${name};` : `year = ${name};`);
+          break;
+        case "M":
+          assign.push(`month = ${name};`);
+          break;
+        case "d":
+          assign.push(`day = ${name};`);
+          break;
+        case "D":
+          assign.push(`doy = ${name};`);
+          break;
+        case "H":
+          assign.push(`hour = ${name};`);
+          break;
+        case "k":
+          assign.push(`hour = ${name} === 24 ? 0 : ${name};`);
+          break;
+        case "h":
+        case "K":
+          assign.push(`hour = ${name} % 12;`);
+          break;
+        case "m":
+          assign.push(`minute = ${name};`);
+          break;
+        case "s":
+          assign.push(`second = ${name};`);
+          break;
+        case "S":
+          assign.push(`ms = ${name};`);
+          break;
+        default:
+          break; // u (day of week) is read, not used
+      }
+    } else {
+      lines.push(
+        `const z = t.charCodeAt(${p});`,
+        "if (z === 90) zone[0] = 0;",
+        "else {",
+        `  const h1 = ${digit(p + 1)}, h2 = ${digit(p + 2)};`,
+        "  if ((z !== 43 && z !== 45) || !(h1 >= 0 && h1 <= 9 && h2 >= 0 && h2 <= 9)) return NaN;",
+        `  const at = t.charCodeAt(${p + 3}) === 58 ? ${p + 4} : ${p + 3};`,
+        "  const m1 = t.charCodeAt(at) - 48, m2 = t.charCodeAt(at + 1) - 48;",
+        "  const minutes = m1 >= 0 && m1 <= 9 && m2 >= 0 && m2 <= 9 ? m1 * 10 + m2 : 0;",
+        "  const offset = (h1 * 10 + h2) * 3600000 + minutes * 60000;",
+        "  zone[0] = z === 45 ? -offset : offset;",
+        "}",
+      );
+    }
+  }
+  const body = `"use strict";
+return function fixedLayout(t, zone) {
+  ${lines.join("\n  ")}
+  let year = 1970, month = 1, day = 1, doy = -1, hour = 0, minute = 0, second = 0, ms = 0;
+  ${assign.join("\n  ")}
+  // out-of-range fields carry into the next larger one, as the lenient parser's
+  year += Math.floor((month - 1) / 12);
+  month = ((((month - 1) % 12) + 12) % 12) + 1;
+  const base = doy > 0 ? days(year, 1) + doy - 1 : days(year, month) + day - 1;
+  return base * ${MS_PER_DAY} + hour * 3600000 + minute * 60000 + second * 1000 + ms;
+};`;
+  // The epoch day of the first of the month, for the latest month read (records come in runs of one).
+  let lastYear = Number.NaN;
+  let lastMonth = Number.NaN;
+  let lastDays = 0;
+  const days = (year: number, month: number): number => {
+    if (year !== lastYear || month !== lastMonth) {
+      lastDays = daysFromCivil(year, month, 1);
+      lastYear = year;
+      lastMonth = month;
+    }
+    return lastDays;
+  };
+  return new Function("days", body)(days);
+}
+
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
@@ -374,10 +525,20 @@ export function dateParser(pattern: string, lenient = false, smart = false): Par
   // Lenient (SimpleDateFormat.parse): a prefix of the text may match, fields roll over.
   const regex = new RegExp(lenient ? re : `${re}\\s*$`);
   const quick = lenient ? greedyMatcher(tokens) : null;
+  const fixed = lenient ? fixedLayoutParser(tokens) : null;
+  const hasZone = fields.some((f) => f.letter === "X" || f.letter === "x" || f.letter === "Z");
+  const zone = new Float64Array(1);
   const nFields = fields.length;
   const codes = Int32Array.from(fields, (f) => f.letter.charCodeAt(0));
   const counts = Int32Array.from(fields, (f) => f.count);
   const parser = ((text: string) => {
+    if (fixed !== null) {
+      const w = fixed(text, zone);
+      if (!Number.isNaN(w)) {
+        parser.lastOffsetMs = hasZone ? zone[0] : undefined;
+        return w;
+      }
+    }
     const q = quick === null ? undefined : quick(text);
     const m = q === undefined ? regex.exec(text) : null;
     if (m === null && q === undefined) return null;

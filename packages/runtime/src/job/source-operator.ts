@@ -107,12 +107,15 @@ export class SourceOperator {
     const idx = this.physicalIndex;
     const width = this.physicalCount;
     const full: Row = new Array(idx.length).fill(null);
+    // The rowtime the only computed column, after the physical ones: it reads physical columns
+    // only, so the connector row itself is its input (no copy).
+    const direct = this.rowtimeLast;
     return (row) => {
       if (row.length > width) return row[width];
-      for (let c = 0; c < idx.length; c++) full[c] = idx[c] < 0 ? null : row[idx[c]];
+      if (!direct) for (let c = 0; c < idx.length; c++) full[c] = idx[c] < 0 ? null : row[idx[c]];
       let value: unknown;
       try {
-        value = fn(full);
+        value = fn(direct ? row : full);
       } catch {
         return null; // `complete` evaluates it again and reports the failure, in order
       }
@@ -167,11 +170,18 @@ export class SourceOperator {
         let n = 0;
         if (this.watermarkExpr !== null && this.onEvent) {
           const out = new ChangeBatchBuilder(64);
-          for (const s of result.splits) {
+          const splits = result.splits;
+          for (let k = 0; k < splits.length; k++) {
+            const s = splits[k];
             if (s.batch.length === 0) continue;
             const { batch, rowSplits } = this.complete(s);
             n += batch.length;
-            if (batch.length > 0) this.emitOnEvent(s.split, rowSplits, batch, out, emit);
+            if (batch.length === 0) continue;
+            const from = this.emitOnEvent(s.split, rowSplits, batch, out, emit);
+            if (from === batch.length) continue;
+            // The rows after the last watermark: as they are when nothing else is pending.
+            if (out.length === 0 && k === splits.length - 1) emit(Message.data(sliceBatch(batch, from)));
+            else for (let i = from; i < batch.length; i++) out.push(batch.ops[i] as Op, batch.rows[i]);
           }
           if (out.length > 0) emit(Message.data(out.finish()));
         } else {
@@ -240,6 +250,8 @@ export class SourceOperator {
           if (batch.rows[i][physical] == null && batch.ops[i] !== Op.DELETE) clean = false;
       }
       if (clean) return { batch, rowSplits: s.rowSplits };
+    } else if (this.rowtimeLast && this.quality === null && this.allCompleted(batch)) {
+      return { batch, rowSplits: s.rowSplits };
     }
     const out = new ChangeBatchBuilder(batch.length);
     const kept: string[] | undefined = s.rowSplits === undefined ? undefined : [];
@@ -310,6 +322,23 @@ export class SourceOperator {
     }
     if (quarantined.length > 0) this.quarantine!(quarantined);
     return { batch: out.finish(), rowSplits: kept };
+  }
+
+  /**
+   * Every row is already its completed row (the connector row with its cached rowtime, see
+   * `rowtimeLast`) with an event time, or a delete without one: without quality rules `complete`
+   * would keep each as it is.
+   */
+  private allCompleted(batch: ChangeBatch): boolean {
+    const width = this.physicalCount;
+    const rows = batch.rows;
+    for (let i = 0; i < batch.length; i++) {
+      const row = rows[i];
+      if (row.length !== width + 1) return false;
+      const t = row[width];
+      if ((t === null || t === undefined) && batch.ops[i] !== Op.DELETE) return false;
+    }
+    return true;
   }
 
   /**
@@ -399,7 +428,8 @@ export class SourceOperator {
    * were batched — a run, a re-run and a run restored from a checkpoint agree. Rows collect in
    * `out` (across the splits of one poll, in the order the reader merged them), which is cut only
    * where the watermark advances. Every row counts as activity of its split for idleness, whether
-   * or not it advances the split's watermark.
+   * or not it advances the split's watermark. The rows up to each watermark are emitted as a
+   * slice of `batch` (after what `out` holds); returns the index of the first row not emitted.
    */
   private emitOnEvent(
     first: string,
@@ -407,7 +437,7 @@ export class SourceOperator {
     batch: ChangeBatch,
     out: ChangeBatchBuilder,
     emit: (m: Message) => void,
-  ): void {
+  ): number {
     const col = this.watermarkColumn;
     const expr = this.watermarkExpr!;
     // One processing time for the rows of one poll result (idleness is processing time; the
@@ -415,6 +445,8 @@ export class SourceOperator {
     const now = this.clock();
     let split = first;
     let max = this.splitMax.get(split) ?? Number.NEGATIVE_INFINITY;
+    let from = 0;
+    const rows = batch.rows;
     for (let i = 0; i < batch.length; i++) {
       if (rowSplits !== undefined && rowSplits[i] !== split) {
         this.splitMax.set(split, max);
@@ -422,27 +454,31 @@ export class SourceOperator {
         split = rowSplits[i];
         max = this.splitMax.get(split) ?? Number.NEGATIVE_INFINITY;
       }
-      const row = batch.rows[i];
+      const row = rows[i];
       if (row[col] === null || row[col] === undefined) {
         // An upsert-kafka tombstone has only its key: changelog-normalize completes it with the
         // deleted row (and its rowtime); it does not move the watermark (Flink skips a NULL
         // watermark too).
         if (batch.ops[i] !== Op.DELETE) this.nullRowtime(col);
-        out.push(Op.DELETE, row);
         continue;
       }
-      out.push(batch.ops[i] as Op, row);
       const w = expr(row);
       if (typeof w !== "number" || w <= max) continue;
       max = w;
       this.tracker.onRecord(split, w, now);
       const ev = this.tracker.poll(now);
       if (ev === null) continue;
-      emit(Message.data(out.finish()));
+      if (out.length === 0) emit(Message.data(sliceBatch(batch, from, i + 1)));
+      else {
+        for (let j = from; j <= i; j++) out.push(batch.ops[j] as Op, rows[j]);
+        emit(Message.data(out.finish()));
+      }
+      from = i + 1;
       emit(ev);
     }
     this.splitMax.set(split, max);
     this.tracker.onRecord(split, max, now);
+    return from;
   }
 
   /** Unreachable after `complete` (which takes rows without an event time out); a guard. */
@@ -487,6 +523,17 @@ export class SourceOperator {
 }
 
 const NO_COLUMNS: readonly number[] = [];
+
+/** Changes `[from, to)` of `batch` (the batch itself when that is all of it). */
+function sliceBatch(batch: ChangeBatch, from: number, to = batch.length): ChangeBatch {
+  if (from === 0 && to === batch.length) return batch;
+  const ops = batch.ops;
+  return {
+    ops: ops instanceof Uint8Array ? ops.subarray(from, to) : ops.slice(from, to),
+    rows: batch.rows.slice(from, to),
+    length: to - from,
+  };
+}
 
 /** ISO-8601 with a zone designator: `2026-06-24T11:48:31+09:00`, `…Z`, `… 11:48:31.5+0900`. */
 const ZONED_ISO_8601 =
