@@ -37,19 +37,8 @@ export function compileByteRowReader(
 ): ByteRowReader | null {
   if (hasSpecialName(fields)) return null;
   const plan = planRow(fields, o, projection);
-  const names = nameBytes(plan);
-  const reader = new ByteReader(exact, o.failOnMissingField, spareSlots, names);
+  const reader = new ByteReader(exact, o.failOnMissingField, spareSlots);
   return (bytes, start, end) => reader.read(bytes, start, end, plan);
-}
-
-/** Each plan's names as bytes (ASCII names only; a non-ASCII name never matches an ASCII key). */
-function nameBytes(plan: RowPlan, out = new Map<RowPlan, (Uint8Array | null)[]>()) {
-  out.set(
-    plan,
-    plan.names.map((n) => (/^[\x20-\x7e]*$/.test(n) ? Uint8Array.from(n, (c) => c.charCodeAt(0)) : null)),
-  );
-  for (const f of plan.fields) if (f?.row) nameBytes(f.row, out);
-  return out;
 }
 
 /**
@@ -171,7 +160,6 @@ class ByteReader {
     private readonly exact: boolean,
     private readonly strict: boolean,
     private readonly spare: number,
-    private readonly names: ReadonlyMap<RowPlan, readonly (Uint8Array | null)[]>,
   ) {}
 
   read(b: Buffer, start: number, end: number, plan: RowPlan): unknown[] | undefined {
@@ -217,7 +205,7 @@ class ByteReader {
   private object(plan: RowPlan, spare = 0): unknown[] {
     if (++this.depth > MAX_JSON_DEPTH) throw GIVE_UP;
     const n = plan.n;
-    const names = this.names.get(plan)!;
+    const names = plan.nameBytes;
     let row: unknown[];
     if (spare === 0) row = new Array<unknown>(n).fill(null);
     else {
