@@ -61,7 +61,7 @@ export class FilesystemSource implements SourceReader {
   private cwd = "";
   /** Per returned row, its line and the line's text (`recordOrigins`); null when not asked for. */
   private originAt: number[] | null = null;
-  private originRaw: string[] | null = null;
+  private originRaw: (string | Uint8Array)[] | null = null;
   private onBadRecord: SourceReaderContext["onBadRecord"];
 
   async open(ctx: SourceReaderContext): Promise<void> {
@@ -242,7 +242,9 @@ export class FilesystemSource implements SourceReader {
   ): void {
     if (this.originAt !== null) {
       const produced = this.identity ? out.length - this.originAt.length : this.scratch.length;
-      const line = text ?? reader.lastText();
+      // A line read from its bytes keeps them as its record (a view, not a decoded copy).
+      const last = reader.lastLine;
+      const line = text ?? last.buffer.subarray(last.start, last.start + last.length);
       for (let i = 0; i < produced; i++) {
         this.originAt.push(lineNo);
         this.originRaw!.push(line);
