@@ -17,13 +17,13 @@ import { fastDateBytes, fastTimestampBytes } from "./temporal-fast.js";
 
 /**
  * The fast JSON reader of `json-fast.ts`, reading a record straight from its bytes (a Kafka
- * message value) instead of from the text decoded out of them: no string for the whole record,
- * only the values the query reads are built. It reads ASCII records only: at the first byte
- * of 0x80 or above (or anything else it does not read by hand, as the text reader) it gives up
- * (`undefined`), and the caller decodes the text and runs the text reader and the full path —
- * which give the row, or the same error as before. Where it returns a row, it is the row the
- * text reader returns for the same bytes (the same plan, the same decisions, the same copies:
- * strings are copied out of the bytes, never slices of a larger string).
+ * message value, a line of a file) instead of from the text decoded out of them: no string for
+ * the whole record, only the values the query reads are built. It reads ASCII records only: at
+ * the first byte of 0x80 or above (or anything else it does not read by hand, as the text
+ * reader) it gives up (`undefined`), and the caller decodes the text and runs the text reader
+ * and the full path — which give the row, or the same error as before. Where it returns a row,
+ * it is the row the text reader returns for the same bytes (the same plan, the same decisions,
+ * the same copies: strings are copied out of the bytes, never slices of a larger string).
  */
 export type ByteRowReader = (bytes: Buffer, start: number, end: number) => unknown[] | undefined;
 
