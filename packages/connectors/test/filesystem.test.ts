@@ -52,6 +52,40 @@ describe("filesystem source", () => {
     ]);
   });
 
+  it("reads ASCII lines from their bytes and the others from their text: the same rows", async () => {
+    // ASCII lines take the byte reader; a line with a multi-byte character, an invalid UTF-8
+    // byte, a blank line or a bad record goes through the text (and its error names the line).
+    const schema = [f("id", T.int()), f("name", T.string()), f("at", T.timestamp(3))];
+    const lines = [
+      '{"id":1,"name":"plain ascii value, long","at":"2024-02-29 23:59:59.999"}',
+      '{"id":2,"name":"caf\\u00e9 \\"q\\" \\\\ \\/","at":"2024-01-01T00:00"}',
+      '{"id":3,"name":"café ☕ 😀","at":"2024-01-01 00:00:00"}',
+      "",
+      '{"id":4,"name":"wide \\u20ac \\ud83d\\ude00"}',
+    ];
+    const bytes = Buffer.concat([
+      Buffer.from(`${lines.join("\n")}\n`),
+      Buffer.from([0x7b, 0x22, 0x69, 0x64, 0x22, 0x3a, 0x35, 0x2c, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a]),
+      Buffer.from([0x22, 0x78, 0xff, 0x22, 0x7d, 0x0a]), // {"id":5,"name":"x\xff"}
+    ]);
+    await writeFile(join(dir, "in.jsonl"), bytes);
+    const { reader, metrics } = await openSource({ path: "in.jsonl", format: "json" }, {}, schema);
+    expect((await drain(reader)).map(([, , row]) => row)).toEqual([
+      [1, "plain ascii value, long", Date.UTC(2024, 1, 29, 23, 59, 59, 999)],
+      [2, 'café "q" \\ /', Date.UTC(2024, 0, 1)],
+      [3, "café ☕ 😀", Date.UTC(2024, 0, 1)],
+      [4, "wide € 😀", null],
+      [5, "x\ufffd", null],
+    ]);
+    expect(metrics.get("blankLinesSkipped")).toBe(1);
+    // a bad ASCII record after them: the text path words the error, with its line
+    await writeFile(join(dir, "in.jsonl"), Buffer.concat([bytes, Buffer.from('{"id":"six"}\n')]));
+    const again = await openSource({ path: "in.jsonl", format: "json" }, {}, schema);
+    const err = await drain(again.reader).catch((e) => e);
+    expect(err).toBeInstanceOf(ConnectorError);
+    expect(err.message).toBe("file in.jsonl line 7: field 'id': cannot read \"six\" as INT");
+  });
+
   it("fails on a bad record naming file and line", async () => {
     await writeFile(join(dir, "in.jsonl"), '{"id":1}\n{"id":"x"}\n');
     const { reader } = await openSource({ path: "in.jsonl", format: "json" });

@@ -5,7 +5,7 @@ import { jsonLineParser, jsonValueOptions } from "../src/formats/json.js";
 import { compileByteRowReader } from "../src/formats/json-bytes.js";
 import { compileFastRowReader } from "../src/formats/json-fast.js";
 import { compileRowDecoder } from "../src/formats/json-values.js";
-import { fastDate, fastTimestamp } from "../src/formats/temporal-fast.js";
+import { fastDate, fastDateBytes, fastTimestamp, fastTimestampBytes } from "../src/formats/temporal-fast.js";
 import { FormatOptions, jsonFormat, messageDecoder, parseDate, parseTimestamp } from "../src/index.js";
 
 /**
@@ -203,6 +203,19 @@ const VALID = [
   '{"day":"20240101"}',
   '{"\\u0065vent_id":"escaped key"}',
   '{"event_id":"line\\nbreak","n":7}',
+  // escapes resolved by the byte reader itself (one byte per value) or handed to JSON.parse
+  '{"event_id":"\\t\\/\\b\\f\\r\\\\\\" \\u0041\\u00e9\\u00FF\\u00fF end"}',
+  '{"event_id":"\\u0000\\u001f\\u007F"}',
+  '{"event_id":"wide \\u0100 \\uD800 \\udfff \\u20AC"}',
+  `{"event_id":"${'ab\\\\cd\\"'.repeat(150)}","n":3}`,
+  '{"event_id":"\\u00"}',
+  '{"event_id":"\\u00G1"}',
+  '{"event_id":"\\u00e"}',
+  '{"event_id":"bad \\U0041"}',
+  '{"event_id":"bad \\\u0001"}',
+  '{"event_id":"ends in \\\\"}',
+  '{"event_id":"ends in \\"}',
+  '{"unknown":"\\u00e9 \\" \\\\","event_id":"\\"x\\""}',
   '{"event_id":"bad \\x escape"}',
   '{"event_id":"control \u0001 char"}',
   '{"event_id":"unterminated}',
@@ -463,6 +476,27 @@ describe("timestamp and date fast paths", () => {
       expect(fastTimestamp("2024-06-24T00:00:00-0930", 0, 24, true)).toBe(Date.UTC(2024, 5, 24, 9, 30));
     });
   }
+
+  it("the byte readers give what the text readers give, over the same bytes", () => {
+    const texts = [...cases, "2024-02-29", "2023-02-29", "2024-1-01", "2024-06-24 00:00:5"];
+    // a quote after each value, as in a record (the readers may look at the byte after the range)
+    for (const zoneAllowed of [false, true]) {
+      for (const c of texts) {
+        const line = `{"t":"${c}"}`;
+        const b = Buffer.from(line, "latin1");
+        const at = 6;
+        const end = at + c.length;
+        expect({ c, v: fastTimestampBytes(b, at, end, zoneAllowed) }).toEqual({
+          c,
+          v: fastTimestamp(line, at, end, zoneAllowed),
+        });
+        expect({ c, v: fastDateBytes(b, at, end) }).toEqual({ c, v: fastDate(line, at, end) });
+      }
+    }
+    expect(fastTimestampBytes(Buffer.from("2024-02-29 23:59:59.999"), 0, 23, false)).toBe(
+      Date.UTC(2024, 1, 29, 23, 59, 59, 999),
+    );
+  });
 
   it("does not read past the end of its range", () => {
     // The range ends before the seconds and the zone that follow in the text.

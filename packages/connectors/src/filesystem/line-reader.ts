@@ -71,10 +71,39 @@ export class LineReader {
     return null;
   }
 
+  /**
+   * Moves to the next line if it is already buffered, without decoding it: true (the line is in
+   * `lastLine`, its text is `lastText()`), false when a read is needed (`fill`), null at the end
+   * of the file. For a caller that reads most lines from their bytes.
+   */
+  advanceBuffered(): boolean | null {
+    const nl = this.buf.indexOf(NL, this.start);
+    if (nl >= 0) {
+      this.mark(nl, nl + 1);
+      return true;
+    }
+    if (!this.eof) return false;
+    if (this.start < this.buf.length) {
+      this.mark(this.buf.length, this.buf.length);
+      return true;
+    }
+    return null;
+  }
+
+  /** The text of the last line returned or advanced to (UTF-8). */
+  lastText(): string {
+    const last = this.lastLine;
+    return last.buffer.toString("utf8", last.start, last.start + last.length);
+  }
+
   private take(end: number, next: number): string {
+    this.mark(end, next);
+    return this.lastText();
+  }
+
+  private mark(end: number, next: number): void {
     let stop = end;
     if (stop > this.start && this.buf[stop - 1] === CR) stop--;
-    const text = this.buf.toString("utf8", this.start, stop);
     const last = this.lastLine;
     last.buffer = this.buf;
     last.start = this.start;
@@ -82,7 +111,6 @@ export class LineReader {
     this.start = next;
     this.offset = this.bufOffset + next;
     this.line++;
-    return text;
   }
 
   /** Reads the next chunk, keeping the unconsumed tail of the buffer. */

@@ -61,7 +61,7 @@ export class FilesystemSource implements SourceReader {
   private cwd = "";
   /** Per returned row, its line and the line's text (`recordOrigins`); null when not asked for. */
   private originAt: number[] | null = null;
-  private originRaw: string[] | null = null;
+  private originRaw: (string | Uint8Array)[] | null = null;
   private onBadRecord: SourceReaderContext["onBadRecord"];
 
   async open(ctx: SourceReaderContext): Promise<void> {
@@ -166,21 +166,20 @@ export class FilesystemSource implements SourceReader {
       if (this.reader === null) this.reader = new LineReader(file.absolute, file.pos.offset, file.pos.line);
       const reader = this.reader;
       for (;;) {
-        let line = reader.nextBuffered();
-        if (line === undefined) {
+        const got = reader.advanceBuffered();
+        if (got === false) {
           if (out.length > 0) break; // hand over what we have before blocking on I/O
           await reader.fill();
           continue;
         }
-        if (line === null) {
+        if (got === null) {
           await reader.close();
           this.reader = null;
           file.pos = { offset: reader.offset, line: reader.line, done: true };
           this.current++;
           break;
         }
-        if (reader.line === 1 && this.decoder.skipHeader) line = "";
-        else this.decodeLine(line, file, reader, out);
+        if (reader.line !== 1 || !this.decoder.skipHeader) this.decodeLine(file, reader, out);
         if (out.length >= maxRows) break;
       }
       // The position after the last line read (once per poll, not per line).
@@ -197,9 +196,17 @@ export class FilesystemSource implements SourceReader {
     return null;
   }
 
-  private decodeLine(line: string, file: FileSplit, reader: LineReader, out: ChangeBatchBuilder): void {
+  private decodeLine(file: FileSplit, reader: LineReader, out: ChangeBatchBuilder): void {
     const lineNo = reader.line;
     const target = this.identity ? out : this.scratch;
+    const bytes = reader.lastLine;
+    // Straight from the bytes when the decoder can (no string for the line); a line it does not
+    // read there (not ASCII, blank, bad...) is decoded to text and read as before.
+    if (this.decoder.decodeBytes?.(bytes.buffer, bytes.start, bytes.start + bytes.length, target)) {
+      this.decoded(undefined, lineNo, file, reader, out);
+      return;
+    }
+    const line = reader.lastText();
     if (this.blankIsNoRecord && (line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === ""))) {
       // A blank line is no record: skipped, and counted so that the summary shows it.
       this.metrics.set("blankLinesSkipped", (this.metrics.get("blankLinesSkipped") ?? 0) + 1);
@@ -207,8 +214,8 @@ export class FilesystemSource implements SourceReader {
     }
     try {
       // One byte per UTF-16 unit: the decoder may copy values out of the bytes (see AsciiSource).
-      if (this.decoder.decodeFrom !== undefined && line.length === reader.lastLine.length)
-        this.decoder.decodeFrom(line, reader.lastLine, target);
+      if (this.decoder.decodeFrom !== undefined && line.length === bytes.length)
+        this.decoder.decodeFrom(line, bytes, target);
       else this.decoder.decode(line, target);
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;
@@ -222,8 +229,22 @@ export class FilesystemSource implements SourceReader {
         hint: `to skip records that do not parse (and count them), set '${this.formatName}.ignore-parse-errors' = 'true' on table '${this.table}'`,
       });
     }
+    this.decoded(line, lineNo, file, reader, out);
+  }
+
+  /** After a line is decoded: its origins (when asked for) and the metadata columns. */
+  private decoded(
+    text: string | undefined,
+    lineNo: number,
+    file: FileSplit,
+    reader: LineReader,
+    out: ChangeBatchBuilder,
+  ): void {
     if (this.originAt !== null) {
       const produced = this.identity ? out.length - this.originAt.length : this.scratch.length;
+      // A line read from its bytes keeps them as its record (a view, not a decoded copy).
+      const last = reader.lastLine;
+      const line = text ?? last.buffer.subarray(last.start, last.start + last.length);
       for (let i = 0; i < produced; i++) {
         this.originAt.push(lineNo);
         this.originRaw!.push(line);

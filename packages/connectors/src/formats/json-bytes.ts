@@ -13,17 +13,17 @@ import {
 } from "./json-fast.js";
 import { MAX_JSON_DEPTH, parseJsonExact } from "./json-parse.js";
 import type { JsonValueOptions } from "./json-values.js";
-import { fastDate, fastTimestamp } from "./temporal-fast.js";
+import { fastDateBytes, fastTimestampBytes } from "./temporal-fast.js";
 
 /**
  * The fast JSON reader of `json-fast.ts`, reading a record straight from its bytes (a Kafka
- * message value) instead of from the text decoded out of them: no string for the whole record,
- * only the values the query reads are built. It reads ASCII records only: at the first byte
- * of 0x80 or above (or anything else it does not read by hand, as the text reader) it gives up
- * (`undefined`), and the caller decodes the text and runs the text reader and the full path —
- * which give the row, or the same error as before. Where it returns a row, it is the row the
- * text reader returns for the same bytes (the same plan, the same decisions, the same copies:
- * strings are copied out of the bytes, never slices of a larger string).
+ * message value, a line of a file) instead of from the text decoded out of them: no string for
+ * the whole record, only the values the query reads are built. It reads ASCII records only: at
+ * the first byte of 0x80 or above (or anything else it does not read by hand, as the text
+ * reader) it gives up (`undefined`), and the caller decodes the text and runs the text reader
+ * and the full path — which give the row, or the same error as before. Where it returns a row,
+ * it is the row the text reader returns for the same bytes (the same plan, the same decisions,
+ * the same copies: strings are copied out of the bytes, never slices of a larger string).
  */
 export type ByteRowReader = (bytes: Buffer, start: number, end: number) => unknown[] | undefined;
 
@@ -37,22 +37,16 @@ export function compileByteRowReader(
 ): ByteRowReader | null {
   if (hasSpecialName(fields)) return null;
   const plan = planRow(fields, o, projection);
-  const names = nameBytes(plan);
-  const reader = new ByteReader(exact, o.failOnMissingField, spareSlots, names);
+  const reader = new ByteReader(exact, o.failOnMissingField, spareSlots);
   return (bytes, start, end) => reader.read(bytes, start, end, plan);
 }
 
-/** Each plan's names as bytes (ASCII names only; a non-ASCII name never matches an ASCII key). */
-function nameBytes(plan: RowPlan, out = new Map<RowPlan, (Uint8Array | null)[]>()) {
-  out.set(
-    plan,
-    plan.names.map((n) => (/^[\x20-\x7e]*$/.test(n) ? Uint8Array.from(n, (c) => c.charCodeAt(0)) : null)),
-  );
-  for (const f of plan.fields) if (f?.row) nameBytes(f.row, out);
-  return out;
-}
-
-const latin1 = (b: Buffer, start: number, end: number): string => b.toString("latin1", start, end);
+/**
+ * The bytes `b[start..end)` as a string of one unit per byte, copied (a string of its own).
+ * `latin1Slice` is what `toString("latin1", …)` calls after its argument checks.
+ */
+const latin1 = (b: Buffer, start: number, end: number): string =>
+  (b as Buffer & { latin1Slice(start: number, end: number): string }).latin1Slice(start, end);
 
 /** An ASCII string of `b[start..end)` (`end - start` ≤ 12 inline, else copied by Buffer). */
 function ascii(b: Buffer, start: number, end: number): string {
@@ -135,8 +129,26 @@ function ascii(b: Buffer, start: number, end: number): string {
   }
 }
 
+/** The byte a JSON escape `\x` stands for, by `x` (0: not a valid one-letter escape). */
+const ESCAPED = new Uint8Array(256);
+ESCAPED[34] = 34; // \"
+ESCAPED[92] = 92; // \\
+ESCAPED[47] = 47; // \/
+ESCAPED[98] = 8; // \b
+ESCAPED[102] = 12; // \f
+ESCAPED[110] = 10; // \n
+ESCAPED[114] = 13; // \r
+ESCAPED[116] = 9; // \t
+
+/** Bytes inside a string: 0 plain, 1 `"`, 2 `\\`, 3 a control character or not ASCII (give up). */
+const STRING_BYTE = new Uint8Array(256).fill(3, 0, 32).fill(3, 0x80, 256);
+STRING_BYTE[34] = 1;
+STRING_BYTE[92] = 2;
+
 class ByteReader {
   private b: Buffer = Buffer.alloc(0);
+  /** Where `unescape` writes a string's bytes. */
+  private scratch: Buffer = Buffer.allocUnsafe(256);
   private p = 0;
   private end = 0;
   private depth = 0;
@@ -148,7 +160,6 @@ class ByteReader {
     private readonly exact: boolean,
     private readonly strict: boolean,
     private readonly spare: number,
-    private readonly names: ReadonlyMap<RowPlan, readonly (Uint8Array | null)[]>,
   ) {}
 
   read(b: Buffer, start: number, end: number, plan: RowPlan): unknown[] | undefined {
@@ -194,7 +205,7 @@ class ByteReader {
   private object(plan: RowPlan, spare = 0): unknown[] {
     if (++this.depth > MAX_JSON_DEPTH) throw GIVE_UP;
     const n = plan.n;
-    const names = this.names.get(plan)!;
+    const names = plan.nameBytes;
     let row: unknown[];
     if (spare === 0) row = new Array<unknown>(n).fill(null);
     else {
@@ -314,13 +325,13 @@ class ByteReader {
           const start = this.p + 1;
           const end = this.stringEnd();
           if (!this.escaped) {
-            const text = ascii(this.b, start, end);
+            // read in place: no string for the value unless the full decoder needs it
             const v =
               f.kind === K.DATE
-                ? fastDate(text, 0, text.length)
-                : fastTimestamp(text, 0, text.length, f.kind === K.TIMESTAMP_LTZ);
+                ? fastDateBytes(this.b, start, end)
+                : fastTimestampBytes(this.b, start, end, f.kind === K.TIMESTAMP_LTZ);
             this.p = end + 1;
-            return Number.isNaN(v) ? f.dec(text) : v;
+            return Number.isNaN(v) ? f.dec(ascii(this.b, start, end)) : v;
           }
           this.p = start - 1;
           return f.dec(this.string());
@@ -390,15 +401,18 @@ class ByteReader {
     let escaped = false;
     for (;;) {
       if (i >= end) throw GIVE_UP;
-      const c = b[i];
-      if (c === 34) break;
-      if (c === 92) {
+      const t = STRING_BYTE[b[i]];
+      if (t === 0) {
+        i++;
+        continue;
+      }
+      if (t === 1) break;
+      if (t === 2) {
         escaped = true;
         i += 2;
         continue;
       }
-      if (c < 32 || c >= 0x80) throw GIVE_UP;
-      i++;
+      throw GIVE_UP;
     }
     this.escaped = escaped;
     return i;
@@ -408,8 +422,45 @@ class ByteReader {
     const start = this.p;
     const end = this.stringEnd();
     this.p = end + 1;
-    if (this.escaped) return JSON.parse(latin1(this.b, start, end + 1)) as string;
+    if (this.escaped) return this.unescape(start + 1, end);
     return ascii(this.b, start + 1, end);
+  }
+
+  /**
+   * The value of the escaped string `b[start..end)` (ASCII, between its quotes): its bytes with
+   * the escapes resolved, written to a scratch buffer and copied out as one flat string — what
+   * `JSON.parse` of the literal gives. A `\u` escape above U+00FF (not one byte) goes to
+   * `JSON.parse`; an invalid escape gives up (the full path words the error).
+   */
+  private unescape(start: number, end: number): string {
+    const b = this.b;
+    if (this.scratch.length < end - start)
+      this.scratch = Buffer.allocUnsafe(Math.max(2 * (end - start), 256));
+    const out = this.scratch;
+    let n = 0;
+    for (let i = start; i < end; i++) {
+      let c = b[i];
+      if (c === 92) {
+        const e = b[++i];
+        if (e === 117) {
+          c = 0;
+          for (let k = 1; k <= 4; k++) {
+            const h = b[i + k];
+            const d =
+              h >= 48 && h <= 57 ? h - 48 : h >= 97 && h <= 102 ? h - 87 : h >= 65 && h <= 70 ? h - 55 : -1;
+            if (d < 0) throw GIVE_UP;
+            c = c * 16 + d;
+          }
+          if (c > 0xff) return JSON.parse(latin1(b, start - 1, end + 1)) as string;
+          i += 4;
+        } else {
+          c = ESCAPED[e];
+          if (c === 0) throw GIVE_UP;
+        }
+      }
+      out[n++] = c;
+    }
+    return latin1(out, 0, n);
   }
 
   private number(): void {

@@ -77,6 +77,8 @@ export interface RowPlan {
   readonly codes: readonly Uint16Array[];
   /** Whether a name has no `"`, `\\` or control character (its JSON text is itself). */
   readonly plain: readonly boolean[];
+  /** The names as bytes, for the byte reader (null for a name that is not printable ASCII: it never matches an ASCII key). */
+  readonly nameBytes: readonly (Uint8Array | null)[];
   readonly n: number;
 }
 
@@ -135,6 +137,9 @@ export function planRow(
     names: fields.map((f) => f.name),
     codes: fields.map((f) => Uint16Array.from({ length: f.name.length }, (_, i) => f.name.charCodeAt(i))),
     plain: fields.map((f) => !/["\\\u0000-\u001f]/.test(f.name)),
+    nameBytes: fields.map((f) =>
+      /^[\x20-\x7e]*$/.test(f.name) ? Uint8Array.from(f.name, (c) => c.charCodeAt(0)) : null,
+    ),
     n: fields.length,
     fields: fields.map((f, i): FieldPlan | null => {
       if (projection !== undefined && !projection.has(i)) return null;
