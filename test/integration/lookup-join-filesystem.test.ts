@@ -108,6 +108,25 @@ describe("lookup join against a filesystem table (FULL cache)", () => {
     }
   });
 
+  it("loads a dimension file larger than one load batch (8,192 rows) and the 1 MiB read, lines across reads, every key found", async () => {
+    // 40,000 rows of ~60 bytes (~2.4 MB): five load batches, several 1 MiB reads with lines
+    // straddling them, two-byte characters shifting byte offsets.
+    const n = 40_000;
+    const file = dimFile(Array.from({ length: n }, (_, i) => `${i},tier-é-${"x".repeat(40)}-${i}`));
+    const dag = planScript(script(file, "", "JOIN", "o.customer = c.id"), "lookup.sql", dir);
+    const r = await start(dag);
+    try {
+      expect(r.metric("lookupCacheSize")).toBe(n);
+      const probes = [0, 1, 8191, 8192, 8193, 17_000, 24_575, 24_576, 32_768, n - 1, n];
+      await r.push(probes.map((k, i) => [i, k] as [number, number]));
+      expect(r.lines).toEqual(
+        probes.slice(0, -1).map((k, i) => `+I[${i}, ${k}, tier-é-${"x".repeat(40)}-${k}]`),
+      );
+    } finally {
+      await r.job.close();
+    }
+  });
+
   it("LEFT lookup join is insert-only: a row without a match is padded once, the residual condition applies after the lookup", async () => {
     const file = dimFile(["1,gold", "2,silver"]);
     const dag = planScript(

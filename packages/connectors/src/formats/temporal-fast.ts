@@ -6,6 +6,8 @@
  * is the number the full reader returns for the same text.
  */
 
+import { daysFromCivil } from "@weir/runtime";
+
 const MS_PER_DAY = 86_400_000;
 
 /** Two ASCII digits at `i`, or -1. */
@@ -22,6 +24,12 @@ function isLeap(y: number): boolean {
 
 const MONTH_DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
+/** Days since the epoch of a read `year-m-d` (m already 1..12, d ≥ 1), or NaN past the month's end. */
+function validDays(year: number, m: number, d: number): number {
+  if (d > (m === 2 && isLeap(year) ? 29 : MONTH_DAYS[m])) return Number.NaN;
+  return daysFromCivil(year, m, d);
+}
+
 /**
  * Days since the epoch of `yyyy-MM-dd` at `s[i..i+10)` (four-digit year, no sign), or NaN when
  * the text is not that shape or not a valid date (the full reader then gives the error).
@@ -33,16 +41,7 @@ function civilDays(s: string, i: number): number {
   const m = d2(s, i + 5);
   const d = d2(s, i + 8);
   if (m < 1 || m > 12 || d < 1) return Number.NaN;
-  const year = y1 * 100 + y2;
-  if (d > (m === 2 && isLeap(year) ? 29 : MONTH_DAYS[m])) return Number.NaN;
-  // Howard Hinnant's days_from_civil (proleptic Gregorian, as Date.UTC).
-  const y = m <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const mp = m > 2 ? m - 3 : m + 9;
-  const doy = Math.floor((153 * mp + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
+  return validDays(y1 * 100 + y2, m, d);
 }
 
 /** `parseDate` of `temporal.ts` for `s[start..end)`, or NaN (not the plain shape, or invalid). */
@@ -121,16 +120,7 @@ function civilDaysb(s: Uint8Array, i: number): number {
   const m = d2b(s, i + 5);
   const d = d2b(s, i + 8);
   if (m < 1 || m > 12 || d < 1) return Number.NaN;
-  const year = y1 * 100 + y2;
-  if (d > (m === 2 && isLeap(year) ? 29 : MONTH_DAYS[m])) return Number.NaN;
-  // Howard Hinnant's days_from_civil (proleptic Gregorian, as Date.UTC).
-  const y = m <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const mp = m > 2 ? m - 3 : m + 9;
-  const doy = Math.floor((153 * mp + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
+  return validDays(y1 * 100 + y2, m, d);
 }
 
 /** `fastDate` over the bytes `s[start..end)` (ASCII). */
