@@ -41,20 +41,196 @@ function cachedPath(text: string): Path {
   return p;
 }
 
+/**
+ * A JSON number as its text. Flink reads JSON with Jackson (integers as long or BigInteger,
+ * numbers with a fraction or an exponent as BigDecimal), so JSON_VALUE keeps every digit:
+ * `9007199254740993` stays `9007199254740993`, `1.10` stays `1.10`, and `1e2` prints as Java's
+ * `BigDecimal.toString` does, `1E+2`.
+ */
+class JsonNumber {
+  constructor(
+    readonly text: string,
+    readonly integer: boolean,
+  ) {}
+  /** Java's BigInteger / BigDecimal `toString` of the number. */
+  toString(): string {
+    return this.integer ? canonicalInteger(this.text) : bigDecimalString(this.text);
+  }
+}
+
+/** An object's members in document order; a repeated name keeps its last value (as Jackson). */
+type JsonObject = Map<string, unknown>;
+
+function canonicalInteger(text: string): string {
+  // JSON has no leading zeros, so only "-0" differs from BigInteger's form
+  return text === "-0" ? "0" : text;
+}
+
+/**
+ * `new BigDecimal(text).toString()`: the unscaled digits and the scale; plain notation when the
+ * scale is ≥ 0 and the adjusted exponent ≥ −6, scientific (`1.5E+3`, `1E-7`) otherwise.
+ */
+function bigDecimalString(text: string): string {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (m === null) return text;
+  const frac = m[3] ?? "";
+  let digits = (m[2] + frac).replace(/^0+(?=\d)/, "");
+  const scale = frac.length - Number(m[4] ?? "0");
+  const negative = m[1] === "-" && /[1-9]/.test(digits);
+  if (digits === "") digits = "0";
+  const sign = negative ? "-" : "";
+  const adjusted = -scale + (digits.length - 1);
+  if (scale === 0) return sign + digits;
+  if (scale > 0 && adjusted >= -6) {
+    if (digits.length > scale)
+      return `${sign}${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
+    return `${sign}0.${"0".repeat(scale - digits.length)}${digits}`;
+  }
+  const mantissa = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  return `${sign}${mantissa}E${adjusted >= 0 ? "+" : ""}${adjusted}`;
+}
+
+const INVALID: unique symbol = Symbol("invalid JSON");
+
+/**
+ * Parses JSON as strictly as `JSON.parse` (whitespace, string escapes and number syntax of RFC
+ * 8259, nothing after the value), keeping numbers as `JsonNumber` and objects as `Map`s.
+ */
+function parseJson(text: string): unknown {
+  let i = 0;
+  const n = text.length;
+  const ws = () => {
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
+      else break;
+    }
+  };
+  const fail = (): never => {
+    throw INVALID;
+  };
+  const str = (): string => {
+    const start = i; // at the opening quote
+    i++;
+    let escaped = false;
+    for (;;) {
+      if (i >= n) fail();
+      const c = text.charCodeAt(i);
+      if (c === 0x22) break;
+      if (c < 0x20) fail();
+      if (c === 0x5c) {
+        escaped = true;
+        i += 2;
+      } else i++;
+    }
+    i++;
+    if (!escaped) return text.slice(start + 1, i - 1);
+    try {
+      return JSON.parse(text.slice(start, i)) as string;
+    } catch {
+      return fail();
+    }
+  };
+  const NUM = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
+  const value = (): unknown => {
+    ws();
+    if (i >= n) fail();
+    const c = text.charCodeAt(i);
+    if (c === 0x7b) {
+      i++;
+      const obj: JsonObject = new Map();
+      ws();
+      if (text.charCodeAt(i) === 0x7d) {
+        i++;
+        return obj;
+      }
+      for (;;) {
+        ws();
+        if (text.charCodeAt(i) !== 0x22) fail();
+        const key = str();
+        ws();
+        if (text.charCodeAt(i) !== 0x3a) fail();
+        i++;
+        const v = value();
+        obj.set(key, v); // a repeated name keeps its first position and its last value (as Jackson)
+        ws();
+        const d = text.charCodeAt(i++);
+        if (d === 0x7d) return obj;
+        if (d !== 0x2c) fail();
+      }
+    }
+    if (c === 0x5b) {
+      i++;
+      const arr: unknown[] = [];
+      ws();
+      if (text.charCodeAt(i) === 0x5d) {
+        i++;
+        return arr;
+      }
+      for (;;) {
+        arr.push(value());
+        ws();
+        const d = text.charCodeAt(i++);
+        if (d === 0x5d) return arr;
+        if (d !== 0x2c) fail();
+      }
+    }
+    if (c === 0x22) return str();
+    if (text.startsWith("true", i)) {
+      i += 4;
+      return true;
+    }
+    if (text.startsWith("false", i)) {
+      i += 5;
+      return false;
+    }
+    if (text.startsWith("null", i)) {
+      i += 4;
+      return null;
+    }
+    NUM.lastIndex = i;
+    const m = NUM.exec(text);
+    if (m === null) return fail();
+    i += m[0].length;
+    return new JsonNumber(m[0], m[1] === undefined && m[2] === undefined);
+  };
+  try {
+    const v = value();
+    ws();
+    return i === n ? v : INVALID;
+  } catch (e) {
+    if (e === INVALID) return INVALID;
+    throw e;
+  }
+}
+
+/** JSON text of a parsed value, compact, numbers as Jackson writes them (`1E+2`, `1.10`). */
+function stringify(v: unknown): string {
+  if (v === null) return "null";
+  if (v instanceof JsonNumber) return v.toString();
+  if (Array.isArray(v)) return `[${v.map(stringify).join(",")}]`;
+  if (v instanceof Map) {
+    const parts: string[] = [];
+    for (const [k, x] of v) parts.push(`${JSON.stringify(k)}:${stringify(x)}`);
+    return `{${parts.join(",")}}`;
+  }
+  return JSON.stringify(v);
+}
+
 /** The items a path selects (lax: a missing member selects nothing). */
 function select(root: unknown, steps: readonly Step[]): unknown[] {
   let current: unknown[] = [root];
   for (const step of steps) {
     const next: unknown[] = [];
     for (const v of current) {
-      if (v === null || typeof v !== "object") continue;
+      if (v === null || typeof v !== "object" || v instanceof JsonNumber) continue;
       if ("wildcard" in step) {
         if (Array.isArray(v)) next.push(...v);
-        else next.push(...Object.values(v));
+        else next.push(...(v as JsonObject).values());
       } else if ("index" in step) {
         if (Array.isArray(v) && step.index < v.length) next.push(v[step.index]);
-      } else if (!Array.isArray(v) && Object.hasOwn(v, step.key)) {
-        next.push((v as Record<string, unknown>)[step.key]);
+      } else if (!Array.isArray(v) && (v as JsonObject).has(step.key)) {
+        next.push((v as JsonObject).get(step.key));
       }
     }
     current = next;
@@ -73,12 +249,8 @@ function evaluate(
 ): { items: unknown[]; multi: boolean; prefixFound: boolean } | null {
   const path = cachedPath(pathText);
   if (path === null) return null;
-  let root: unknown;
-  try {
-    root = JSON.parse(json);
-  } catch {
-    return null;
-  }
+  const root = parseJson(json);
+  if (root === INVALID) return null;
   const first = path.steps.findIndex((st) => "wildcard" in st);
   const prefixFound = first <= 0 || select(root, path.steps.slice(0, first)).length > 0;
   return { items: select(root, path.steps), multi: path.multi, prefixFound };
@@ -95,12 +267,15 @@ function returning(type: DataType): (v: unknown) => unknown {
     case "BOOLEAN":
       return (v) => (typeof v === "boolean" ? v : null);
     case "INT":
-      return (v) =>
-        typeof v === "number" && Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : null;
+      return (v) => {
+        if (!(v instanceof JsonNumber) || !v.integer) return null;
+        const n = Number(v.text);
+        return n >= -2147483648 && n <= 2147483647 ? n : null;
+      };
     case "DOUBLE":
-      return (v) => (typeof v === "number" ? v : null);
+      return (v) => (v instanceof JsonNumber ? Number(v.text) : null);
     default:
-      return (v) => (typeof v === "string" ? v : JSON.stringify(v));
+      return (v) => (typeof v === "string" ? v : v instanceof JsonNumber ? v.toString() : String(v));
   }
 }
 
@@ -113,7 +288,7 @@ export const JSON_IMPLS: Record<string, FnImpl> = {
         // a wildcard path selects a list (jayway), never a scalar: NULL, as Flink
         if (r === null || r.multi || r.items.length !== 1) return null;
         const v = r.items[0];
-        if (v === null || typeof v === "object") return null;
+        if (v === null || (typeof v === "object" && !(v instanceof JsonNumber))) return null;
         return convert(v);
       };
       return `${c.env(f)}(${c.args[0]}, ${c.args[1]})`;
@@ -125,10 +300,10 @@ export const JSON_IMPLS: Record<string, FnImpl> = {
         const r = evaluate(json, path);
         if (r === null || !r.prefixFound) return null;
         // a wildcard path gives the array of its matches, '[]' when nothing matches (as Flink)
-        if (r.multi) return JSON.stringify(r.items);
+        if (r.multi) return stringify(r.items);
         if (r.items.length === 0) return null;
         const v = r.items[0];
-        return v !== null && typeof v === "object" ? JSON.stringify(v) : null;
+        return v !== null && typeof v === "object" && !(v instanceof JsonNumber) ? stringify(v) : null;
       };
       return `${c.env(f)}(${c.args[0]}, ${c.args[1]})`;
     },
