@@ -15,6 +15,9 @@ import { formatFactory } from "../formats/registry.js";
 import { fileMetadata, type InputFile, listInputFiles } from "./files.js";
 import { LineReader } from "./line-reader.js";
 
+/** `origins.raw` when the source did not ask for the records (`recordRaw`). */
+const NO_RAW: readonly unknown[] = [];
+
 /** Per-file progress: the byte offset after the last returned line, and that line's number. */
 interface FilePosition {
   readonly offset: number;
@@ -79,7 +82,8 @@ export class FilesystemSource implements SourceReader {
     this.onBadRecord = ctx.onBadRecord;
     if (ctx.recordOrigins) {
       this.originAt = [];
-      this.originRaw = [];
+      // The records only for a quarantine table: a view of each line's bytes costs an object a row.
+      if (ctx.recordRaw) this.originRaw = [];
     }
     const physical: Field[] = [];
     const wanted = node.projectedColumns === null ? null : new Set(node.projectedColumns);
@@ -187,9 +191,9 @@ export class FilesystemSource implements SourceReader {
       if (out.length > 0) {
         const batch = out.finish();
         if (this.originAt === null) return { kind: "data", splits: [{ split: file.split, batch }] };
-        const origins = { at: this.originAt, raw: this.originRaw! };
+        const origins = { at: this.originAt, raw: this.originRaw ?? NO_RAW };
         this.originAt = [];
-        this.originRaw = [];
+        if (this.originRaw !== null) this.originRaw = [];
         return { kind: "data", splits: [{ split: file.split, batch, origins }] };
       }
     }
@@ -242,12 +246,12 @@ export class FilesystemSource implements SourceReader {
   ): void {
     if (this.originAt !== null) {
       const produced = this.identity ? out.length - this.originAt.length : this.scratch.length;
-      // A line read from its bytes keeps them as its record (a view, not a decoded copy).
-      const last = reader.lastLine;
-      const line = text ?? last.buffer.subarray(last.start, last.start + last.length);
-      for (let i = 0; i < produced; i++) {
-        this.originAt.push(lineNo);
-        this.originRaw!.push(line);
+      for (let i = 0; i < produced; i++) this.originAt.push(lineNo);
+      if (this.originRaw !== null) {
+        // A line read from its bytes keeps them as its record (a view, not a decoded copy).
+        const last = reader.lastLine;
+        const line = text ?? last.buffer.subarray(last.start, last.start + last.length);
+        for (let i = 0; i < produced; i++) this.originRaw.push(line);
       }
     }
     if (this.identity || this.scratch.length === 0) return;
