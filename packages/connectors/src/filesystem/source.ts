@@ -63,6 +63,8 @@ export class FilesystemSource implements SourceReader {
   private path = "";
   private cwd = "";
   /** Per returned row, its line and the line's text (`recordOrigins`); null when not asked for. */
+  /** `SourceReaderContext.rowtime` when the table's rowtime is a computed column, else null. */
+  private rowtime: ((row: Row) => unknown) | null = null;
   private originAt: number[] | null = null;
   private originRaw: (string | Uint8Array)[] | null = null;
   private onBadRecord: SourceReaderContext["onBadRecord"];
@@ -98,6 +100,12 @@ export class FilesystemSource implements SourceReader {
         this.layout.push(fileMetadata(c.key));
       }
     });
+    // A computed rowtime is evaluated here and appended to each row (as the Kafka source does):
+    // the source operator then takes the rows as they are instead of copying each to add it.
+    const wm = node.watermark?.column;
+    if (ctx.rowtime !== undefined && wm !== undefined && node.columns[wm]?.kind === "computed")
+      this.rowtime = ctx.rowtime;
+    const spare = this.rowtime !== null && this.identity ? 1 : 0;
     const format = formatFactory(node.options.format);
     this.formatName = format.name;
     // The JSON formats read a blank line as no record (csv and raw read it as a record).
@@ -105,7 +113,7 @@ export class FilesystemSource implements SourceReader {
     try {
       this.decoder = format.decoder(
         physical,
-        new FormatOptions(node.options, format.name, wanted === null ? undefined : projection),
+        new FormatOptions(node.options, format.name, wanted === null ? undefined : projection, spare),
       );
     } catch (e) {
       throw e instanceof ConnectorError ? e : new ConnectorError((e as Error).message, "user");
@@ -190,6 +198,8 @@ export class FilesystemSource implements SourceReader {
       if (this.reader === reader) file.pos = { offset: reader.offset, line: reader.line, done: false };
       if (out.length > 0) {
         const batch = out.finish();
+        const rowtime = this.rowtime;
+        if (rowtime !== null) for (let i = 0; i < batch.length; i++) rowtime(batch.rows[i]);
         if (this.originAt === null) return { kind: "data", splits: [{ split: file.split, batch }] };
         const origins = { at: this.originAt, raw: this.originRaw ?? NO_RAW };
         this.originAt = [];
