@@ -194,6 +194,34 @@ describe("filesystem source", () => {
     }
   });
 
+  it("gives each row's line with recordOrigins, and its record as read only with recordRaw too", async () => {
+    // Line 2 is not ASCII (read from its text), the others from their bytes.
+    const lines = ['{"id":1,"amount":0.10}', '{"id":2,"amount":0.20,"n":"é"}', "", '{"id":3,"amount":0.30}'];
+    await writeFile(join(dir, "in.jsonl"), `${lines.join("\n")}\n`);
+    const node = sourceNode(fields, { connector: "filesystem", path: "in.jsonl", format: "json" });
+    const origins = async (recordRaw: boolean) => {
+      const reader = registry.source(node);
+      await reader.open({ node, metrics: new Map(), settings: {}, cwd: dir, recordOrigins: true, recordRaw });
+      const at: unknown[] = [];
+      const raw: string[] = [];
+      for (;;) {
+        const r = await reader.poll(2);
+        if (r.kind === "end") break;
+        if (r.kind !== "data") throw new Error("a file source is never idle");
+        for (const s of r.splits) {
+          expect(s.origins!.at).toHaveLength(s.batch.length);
+          at.push(...s.origins!.at);
+          for (const x of s.origins!.raw)
+            raw.push(typeof x === "string" ? x : Buffer.from(x as Uint8Array).toString());
+        }
+      }
+      await reader.close();
+      return { at, raw };
+    };
+    expect(await origins(true)).toEqual({ at: [1, 2, 4], raw: [lines[0], lines[1], lines[3]] });
+    expect(await origins(false)).toEqual({ at: [1, 2, 4], raw: [] });
+  });
+
   it("keeps line numbers after a restore", async () => {
     await writeFile(join(dir, "in.jsonl"), '{"id":1}\n{"id":2}\n{"id":"bad"}\n');
     const first = (await openSource({ path: "in.jsonl", format: "json" })).reader;

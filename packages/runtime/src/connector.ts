@@ -23,7 +23,8 @@ export interface SplitBatch {
   /**
    * Where each row came from, when the source asked for it (`recordOrigins`): `at[i]` is row i's
    * position within its split (a file's line number, a partition's offset) and `raw[i]` its record
-   * as read (text or bytes); rows decoded from one record share both.
+   * as read (text or bytes); rows decoded from one record share both. `raw` may be empty when the
+   * source did not ask for it (`recordRaw`).
    */
   readonly origins?: RecordOrigins;
 }
@@ -59,6 +60,12 @@ export interface SourceReaderContext {
    * rows and errors that name a record's position. Readers that cannot tell leave it out.
    */
   readonly recordOrigins?: boolean;
+  /**
+   * With `recordOrigins`: the source wants `origins.raw` too (a quarantine table keeps each broken
+   * row's record). Without it a reader may leave `raw` empty and keep only the positions, which is
+   * all a failure message names.
+   */
+  readonly recordRaw?: boolean;
   /**
    * A record that does not parse (a format error), before the reader fails on it: returns true
    * when the source took care of it (quarantined or dropped by the table's quality rules), and

@@ -28,6 +28,68 @@ describe("string functions", () => {
     }
   });
 
+  it("SPLIT_INDEX on one string several times (the separators kept between calls) gives each token as on its own", () => {
+    let seed = 11;
+    const rand = (k: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % k;
+    };
+    const f = compileExpr(
+      call("SPLIT_INDEX", col(0, T.string()), col(1, T.string()), col(2, T.int())),
+      defaultEvalContext(),
+    );
+    const chars = ["a", "/", ":", "😀"];
+    for (let n = 0; n < 500; n++) {
+      const str = Array.from({ length: rand(12) }, () => chars[rand(chars.length)]).join("");
+      // An equal string that is another object, as the next row's value would be.
+      const other = str.split("").join("");
+      // Several calls in a row on the same value, indices up and down, the separator changing.
+      for (let k = 0; k < 6; k++) {
+        const sep = ["/", "a/", "aa", "😀"][rand(4)]!;
+        const index = rand(8) - 1;
+        const value = k % 2 === 0 ? str : other;
+        const parts = value.split(sep);
+        const want = index < 0 || value === "" || index >= parts.length ? null : parts[index];
+        expect(f([value, sep, index]), JSON.stringify([value, sep, index])).toBe(want);
+      }
+    }
+    // NULL in any argument is NULL, and the next call is not confused by it.
+    expect(f(["a/b/c", null, 1])).toBeNull();
+    expect(f([null, "/", 1])).toBeNull();
+    expect(f(["a/b/c", "/", null])).toBeNull();
+    expect(f(["a/b/c", "/", 2])).toBe("c");
+    expect(f(["a/b/c", "/", 0])).toBe("a");
+    expect(f(["a/b/c", "/", 3])).toBeNull();
+    expect(f(["a/b/c/", "/", 3])).toBe("");
+  });
+
+  it("REPLACE is Java's literal String.replace, `$` patterns included", () => {
+    let seed = 5;
+    const rand = (k: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % k;
+    };
+    const f = compileExpr(
+      call("REPLACE", col(0, T.string()), col(1, T.string()), col(2, T.string())),
+      defaultEvalContext(),
+    );
+    const chars = ["a", "c", "$", "&", "😀"];
+    const targets = ["c", "aa", "$", "$&", "😀", "ca"];
+    const replacements = ["", "x", "$&", "$$", "$1", "$`", "$'", "c", "$<n>"];
+    for (let n = 0; n < 2000; n++) {
+      const str = Array.from({ length: rand(10) }, () => chars[rand(chars.length)]).join("");
+      const from = targets[rand(targets.length)]!;
+      const to = replacements[rand(replacements.length)]!;
+      expect(f([str, from, to]), JSON.stringify([str, from, to])).toBe(str.split(from).join(to));
+    }
+    expect(f(["aaa", "aa", "b"])).toBe("ba"); // left to right, no overlaps
+    expect(f(["ab", "", "$&"])).toBe("$&a$&b$&");
+    expect(f(["", "", "-"])).toBe("-");
+    expect(f([null, "c", ""])).toBeNull();
+    expect(f(["c", null, ""])).toBeNull();
+    expect(f(["c", "c", null])).toBeNull();
+  });
+
   it.each([
     ["UPPER", [s("aBc")], "ABC"],
     ["LOWER", [s("aBc")], "abc"],

@@ -15,6 +15,9 @@ import { formatFactory } from "../formats/registry.js";
 import { fileMetadata, type InputFile, listInputFiles } from "./files.js";
 import { LineReader } from "./line-reader.js";
 
+/** `origins.raw` when the source did not ask for the records (`recordRaw`). */
+const NO_RAW: readonly unknown[] = [];
+
 /** Per-file progress: the byte offset after the last returned line, and that line's number. */
 interface FilePosition {
   readonly offset: number;
@@ -60,6 +63,8 @@ export class FilesystemSource implements SourceReader {
   private path = "";
   private cwd = "";
   /** Per returned row, its line and the line's text (`recordOrigins`); null when not asked for. */
+  /** `SourceReaderContext.rowtime` when the table's rowtime is a computed column, else null. */
+  private rowtime: ((row: Row) => unknown) | null = null;
   private originAt: number[] | null = null;
   private originRaw: (string | Uint8Array)[] | null = null;
   private onBadRecord: SourceReaderContext["onBadRecord"];
@@ -79,7 +84,8 @@ export class FilesystemSource implements SourceReader {
     this.onBadRecord = ctx.onBadRecord;
     if (ctx.recordOrigins) {
       this.originAt = [];
-      this.originRaw = [];
+      // The records only for a quarantine table: a view of each line's bytes costs an object a row.
+      if (ctx.recordRaw) this.originRaw = [];
     }
     const physical: Field[] = [];
     const wanted = node.projectedColumns === null ? null : new Set(node.projectedColumns);
@@ -94,6 +100,12 @@ export class FilesystemSource implements SourceReader {
         this.layout.push(fileMetadata(c.key));
       }
     });
+    // A computed rowtime is evaluated here and appended to each row (as the Kafka source does):
+    // the source operator then takes the rows as they are instead of copying each to add it.
+    const wm = node.watermark?.column;
+    if (ctx.rowtime !== undefined && wm !== undefined && node.columns[wm]?.kind === "computed")
+      this.rowtime = ctx.rowtime;
+    const spare = this.rowtime !== null && this.identity ? 1 : 0;
     const format = formatFactory(node.options.format);
     this.formatName = format.name;
     // The JSON formats read a blank line as no record (csv and raw read it as a record).
@@ -101,7 +113,7 @@ export class FilesystemSource implements SourceReader {
     try {
       this.decoder = format.decoder(
         physical,
-        new FormatOptions(node.options, format.name, wanted === null ? undefined : projection),
+        new FormatOptions(node.options, format.name, wanted === null ? undefined : projection, spare),
       );
     } catch (e) {
       throw e instanceof ConnectorError ? e : new ConnectorError((e as Error).message, "user");
@@ -186,10 +198,12 @@ export class FilesystemSource implements SourceReader {
       if (this.reader === reader) file.pos = { offset: reader.offset, line: reader.line, done: false };
       if (out.length > 0) {
         const batch = out.finish();
+        const rowtime = this.rowtime;
+        if (rowtime !== null) for (let i = 0; i < batch.length; i++) rowtime(batch.rows[i]);
         if (this.originAt === null) return { kind: "data", splits: [{ split: file.split, batch }] };
-        const origins = { at: this.originAt, raw: this.originRaw! };
+        const origins = { at: this.originAt, raw: this.originRaw ?? NO_RAW };
         this.originAt = [];
-        this.originRaw = [];
+        if (this.originRaw !== null) this.originRaw = [];
         return { kind: "data", splits: [{ split: file.split, batch, origins }] };
       }
     }
@@ -242,12 +256,12 @@ export class FilesystemSource implements SourceReader {
   ): void {
     if (this.originAt !== null) {
       const produced = this.identity ? out.length - this.originAt.length : this.scratch.length;
-      // A line read from its bytes keeps them as its record (a view, not a decoded copy).
-      const last = reader.lastLine;
-      const line = text ?? last.buffer.subarray(last.start, last.start + last.length);
-      for (let i = 0; i < produced; i++) {
-        this.originAt.push(lineNo);
-        this.originRaw!.push(line);
+      for (let i = 0; i < produced; i++) this.originAt.push(lineNo);
+      if (this.originRaw !== null) {
+        // A line read from its bytes keeps them as its record (a view, not a decoded copy).
+        const last = reader.lastLine;
+        const line = text ?? last.buffer.subarray(last.start, last.start + last.length);
+        for (let i = 0; i < produced; i++) this.originRaw.push(line);
       }
     }
     if (this.identity || this.scratch.length === 0) return;

@@ -62,9 +62,13 @@ function position(needle: string, haystack: string, from = 1): number {
   return idx < 0 ? 0 : charLength(haystack.slice(0, idx)) + 1;
 }
 
-/** Java's String.replace: an empty target inserts the replacement around every UTF-16 unit. */
+/**
+ * Java's String.replace (literal, left to right, no overlaps): an empty target inserts the
+ * replacement around every UTF-16 unit. `replaceAll` with a string pattern is that search; `$` in
+ * a replacement string is a pattern there, so such a replacement goes through a function.
+ */
 function replace(s: string, from: string, to: string): string {
-  if (from !== "") return s.split(from).join(to);
+  if (from !== "") return to.includes("$") ? s.replaceAll(from, () => to) : s.replaceAll(from, to);
   return s === "" ? to : to + s.split("").join(to) + to;
 }
 
@@ -116,16 +120,38 @@ function splitIndex(s: string, sep: string, index: number): string | null {
     const parts = s.split(JAVA_WHITESPACE);
     return index < parts.length ? parts[index] : null;
   }
-  // Token `index` of `s.split(sep)` without building the others: skip `index` separators.
-  let from = 0;
-  for (let i = 0; i < index; i++) {
-    const at = s.indexOf(sep, from);
-    if (at < 0) return null;
-    from = at + sep.length;
+  // Token `index` of `s.split(sep)` without building the others. The separators found are kept
+  // for the next call on the same string and separator: SPLIT_INDEX(url, '/', 3), (url, '/', 4)...
+  // of one row scan the string once.
+  if (s !== splitMemo.s || sep !== splitMemo.sep) {
+    splitMemo.s = s;
+    splitMemo.sep = sep;
+    splitMemo.starts.length = 1; // starts[0] = 0
+    splitMemo.complete = false;
   }
-  const end = s.indexOf(sep, from);
-  return end < 0 ? s.slice(from) : s.slice(from, end);
+  const starts = splitMemo.starts;
+  while (starts.length <= index + 1 && !splitMemo.complete) {
+    const at = s.indexOf(sep, starts[starts.length - 1]);
+    if (at < 0) splitMemo.complete = true;
+    else starts.push(at + sep.length);
+  }
+  if (index >= starts.length) return null;
+  // starts has no entry after `index` only when no separator follows: the token runs to the end.
+  return index + 1 < starts.length
+    ? s.slice(starts[index], starts[index + 1] - sep.length)
+    : s.slice(starts[index]);
 }
+
+/**
+ * splitIndex's last string and separator: `starts[k]` is where token k begins (after k
+ * separators), as far as scanned; `complete` once no further separator exists.
+ */
+const splitMemo: { s: string | null; sep: string; starts: number[]; complete: boolean } = {
+  s: null,
+  sep: "",
+  starts: [0],
+  complete: false,
+};
 
 /**
  * Flink's LPAD/RPAD over UTF-16 units (as Java's String): NULL when len < 0 or pad is empty;

@@ -43,6 +43,7 @@ export class SourceTask implements Task {
       cwd: this.cwd,
       ...(rowtime !== null ? { rowtime } : {}),
       ...(this.op.wantsOrigins ? { recordOrigins: true } : {}),
+      ...(this.op.wantsRaw ? { recordRaw: true } : {}),
       ...(this.node.quality ? { onBadRecord: this.op.badRecord.bind(this.op) } : {}),
     });
     for (const split of this.reader.splits?.() ?? []) this.op.tracker.addSplit(split);

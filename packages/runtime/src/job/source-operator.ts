@@ -87,6 +87,11 @@ export class SourceOperator {
     }));
   }
 
+  /** Whether the source needs each broken row's record from its reader (for the quarantine table). */
+  get wantsRaw(): boolean {
+    return this.quarantine !== null && !!this.quality?.quarantine;
+  }
+
   /** Whether the source needs each row's origin from its reader (positions of bad rows). */
   get wantsOrigins(): boolean {
     return this.watermarkColumn >= 0 || this.quality !== null;
