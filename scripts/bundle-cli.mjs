@@ -2,7 +2,7 @@
 // Bundles the built CLI (packages/cli/dist/main.js and the @weir/* packages' dist modules it
 // imports) into one ES module, packages/cli/dist/weir.mjs, which packages/cli/bin/weir runs when
 // it is newer than every packages/*/dist/*.js (else the launcher runs dist/main.js). Loading ~280
-// module files cost `weir run` ~0.15 CPU s of resolving and reading (BENCHMARKS.md, "Start-up:
+// module files cost `weir run` ~0.2 CPU s of resolving and reading (BENCHMARKS.md, "Start-up:
 // one bundled file for the CLI"); one file does not. Run after `tsc -b` (`scripts/pnpm.sh build`
 // does both). Third-party libraries stay external, loaded from node_modules where they are first
 // used, as before; each module's `import.meta.url` is rewritten to its own dist file's URL
