@@ -14,9 +14,11 @@
 // --node-flags "FLAGS": the node flags of every child process, the ceiling loops' as well as
 // weir's, so both run on the same heap settings (printed with the results); default: the flags
 // bin/weir runs weir with (packages/cli/node-flags).
+// weir runs what packages/cli/bin/weir runs: the bundle (dist/weir.mjs, `scripts/pnpm.sh build`)
+// while it is fresh, else dist/main.js (WEIR_NO_BUNDLE=1: always dist/main.js).
 // The broker: --brokers, else $KAFKA_BROKERS, else scripts/kafka.sh starts one (and stops it).
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -76,6 +78,26 @@ async function produce() {
   await producer.disconnect();
 }
 
+/** What packages/cli/bin/weir runs: the bundle dist/weir.mjs while it is fresh, else dist/main.js. */
+function weirEntry() {
+  const bundle = join(ROOT, "packages/cli/dist/weir.mjs");
+  if (process.env.WEIR_NO_BUNDLE || !existsSync(bundle)) return join(ROOT, "packages/cli/dist/main.js");
+  const built = statSync(bundle).mtimeMs;
+  const yaml = join(ROOT, "node_modules/.modules.yaml");
+  const newer = (dir) =>
+    readdirSync(dir, { withFileTypes: true }).some((e) =>
+      e.isDirectory()
+        ? newer(join(dir, e.name))
+        : e.name.endsWith(".js") && statSync(join(dir, e.name)).mtimeMs > built,
+    );
+  const stale =
+    (existsSync(yaml) && statSync(yaml).mtimeMs >= built) ||
+    readdirSync(join(ROOT, "packages")).some(
+      (p) => existsSync(join(ROOT, "packages", p, "dist")) && newer(join(ROOT, "packages", p, "dist")),
+    );
+  return join(ROOT, stale ? "packages/cli/dist/main.js" : "packages/cli/dist/weir.mjs");
+}
+
 /** Runs `argv` in a child process; returns its CPU seconds (user + system) and wall seconds. */
 function measure(argv) {
   const t0 = Date.now();
@@ -119,7 +141,7 @@ INSERT INTO out SELECT event_id, store_id, amount, paid_time FROM orders;
 
 await produce();
 const dir = mkdtempSync(join(tmpdir(), "weir-bench-kafka-"));
-const weir = join(ROOT, "packages/cli/dist/main.js");
+const weir = weirEntry();
 const rows = [];
 const ceilingFile = join(dir, "ceiling.cjs");
 writeFileSync(ceilingFile, ceilingLoop(false));
@@ -159,7 +181,9 @@ const ceiling = events / rows[0][1].cpu;
 console.log(
   `${events.toLocaleString("en")} events (~200-byte JSON), ${partitions} partitions, topic ${topic}`,
 );
-console.log(`node flags of every process: ${nodeFlags.join(" ") || "(none)"}`);
+console.log(
+  `node flags of every process: ${nodeFlags.join(" ") || "(none)"}; weir: ${weir.slice(ROOT.length + 1)}`,
+);
 console.log("what                         cpu s   wall s   records/s/core   of ceiling");
 for (const [name, m] of rows) {
   const perCore = events / m.cpu;
