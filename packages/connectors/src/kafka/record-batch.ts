@@ -133,7 +133,8 @@ export function makeRecordBatchDecoder(k: Internals): (fetchDecoder: KDecoder) =
       ? String(off)
       : Long.fromValue(f.ctx.firstOffset).add(offsetDelta).toString();
     // key, value: varint length, -1 for null
-    const parts: (Buf | null)[] = [null, null];
+    let key: Buf | null = null;
+    let value: Buf | null = null;
     for (let j = 0; j < 2; j++) {
       r = 0;
       i = 0;
@@ -146,7 +147,8 @@ export function makeRecordBatchDecoder(k: Internals): (fetchDecoder: KDecoder) =
       const len = (r >>> 1) ^ -(r & 1);
       if (len === -1) continue;
       if (len < 0 || p + len > end) return null;
-      parts[j] = buf.slice(p, p + len);
+      if (j === 0) key = buf.slice(p, p + len);
+      else value = buf.slice(p, p + len);
       p += len;
     }
     // headers: only none (0 or -1) here; kafkajs folds any others
@@ -159,8 +161,8 @@ export function makeRecordBatchDecoder(k: Internals): (fetchDecoder: KDecoder) =
       attributes,
       timestamp,
       offset,
-      key: parts[0],
-      value: parts[1],
+      key,
+      value,
       headers: {},
       isControlRecord: f.isControlBatch,
       batchContext: f.ctx,
