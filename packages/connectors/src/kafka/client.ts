@@ -1,10 +1,16 @@
 import { createRequire } from "node:module";
 import type kafkajsTypes from "kafkajs";
+import { installRecordBatchDecoder } from "./record-batch.js";
 
 /** kafkajs, loaded when the first client is built (a job without Kafka tables never loads it). */
 let kafkajsModule: typeof kafkajsTypes | undefined;
 function kafkajs(): typeof kafkajsTypes {
-  kafkajsModule ??= createRequire(import.meta.url)("kafkajs") as typeof kafkajsTypes;
+  if (kafkajsModule === undefined) {
+    const require = createRequire(import.meta.url);
+    // Before the first fetch: the record batches are read without a JS object chain per record.
+    installRecordBatchDecoder(require);
+    kafkajsModule = require("kafkajs") as typeof kafkajsTypes;
+  }
   return kafkajsModule;
 }
 
