@@ -6,7 +6,15 @@ import { compileByteRowReader } from "../src/formats/json-bytes.js";
 import { compileFastRowReader } from "../src/formats/json-fast.js";
 import { compileRowDecoder } from "../src/formats/json-values.js";
 import { fastDate, fastDateBytes, fastTimestamp, fastTimestampBytes } from "../src/formats/temporal-fast.js";
-import { FormatOptions, jsonFormat, messageDecoder, parseDate, parseTimestamp } from "../src/index.js";
+import {
+  FormatOptions,
+  jsonFormat,
+  messageDecoder,
+  type NestedProjection,
+  nestedProjectionOf,
+  parseDate,
+  parseTimestamp,
+} from "../src/index.js";
 
 /**
  * The fast JSON reader must give exactly what the full path (`JSON.parse` or the exact parser,
@@ -16,10 +24,15 @@ import { FormatOptions, jsonFormat, messageDecoder, parseDate, parseTimestamp } 
 
 type Outcome = { row: unknown[] } | { error: string };
 
-function fullPath(fields: Field[], options: Record<string, string>, projection?: Set<number>) {
+function fullPath(
+  fields: Field[],
+  options: Record<string, string>,
+  projection?: Set<number>,
+  nested?: ReadonlyMap<number, NestedProjection>,
+) {
   const o = new FormatOptions(options, "json", projection);
   const parse = jsonLineParser(fields, projection);
-  const toRow = compileRowDecoder(fields, jsonValueOptions(o), projection);
+  const toRow = compileRowDecoder(fields, jsonValueOptions(o), projection, nested);
   return (line: string): Outcome => {
     try {
       return { row: toRow(parse(line)) };
@@ -36,8 +49,9 @@ function formatPath(
   fromBytes = false,
   /** Straight from the bytes first (`decodeBytes`, as the Kafka codec), then the text paths. */
   bytesFirst = false,
+  nested?: ReadonlyMap<number, NestedProjection>,
 ) {
-  const dec = jsonFormat.decoder(fields, new FormatOptions(options, "json", projection));
+  const dec = jsonFormat.decoder(fields, new FormatOptions(options, "json", projection, 0, nested));
   return (line: string): Outcome => {
     const out = new ChangeBatchBuilder(2);
     try {
@@ -72,12 +86,13 @@ function expectSame(
   lines: string[],
   options: Record<string, string> = {},
   proj?: Set<number>,
+  nested?: ReadonlyMap<number, NestedProjection>,
 ) {
-  const full = fullPath(fields, options, proj);
+  const full = fullPath(fields, options, proj, nested);
   for (const fmt of [
-    formatPath(fields, options, proj),
-    formatPath(fields, options, proj, true),
-    formatPath(fields, options, proj, true, true),
+    formatPath(fields, options, proj, false, false, nested),
+    formatPath(fields, options, proj, true, false, nested),
+    formatPath(fields, options, proj, true, true, nested),
   ]) {
     for (const line of lines) {
       // A blank line is no record for the format (before either path runs).
@@ -341,6 +356,60 @@ describe("json fast path: same rows and errors as the full path", () => {
     expectSame(NESTED, NESTED_LINES, { "json.fail-on-missing-field": "true" });
   });
 
+  it("nested projection: only the fields read of a row are built, the others syntax-checked", () => {
+    // bid.url and bid.dateTime read; bid.auction skipped (paths as the planner gives them)
+    const nested = nestedProjectionOf(
+      [
+        [1, 1],
+        [1, 2],
+      ],
+      (c) => c,
+    )!;
+    expect([...nested.get(1)!.keys()]).toEqual([1, 2]);
+    const proj = new Set([0, 1]);
+    expectSame(NESTED, NESTED_LINES, {}, proj, nested);
+    expectSame(NESTED, NESTED_LINES, { "json.fail-on-missing-field": "true" }, proj, nested);
+    const o = jsonValueOptions(new FormatOptions({}, "json"));
+    const line =
+      '{"event_type":2,"bid":{"auction":"not a number","url":"u","dateTime":"2024-01-01 00:00:00.000"}}';
+    const expected = [2, [null, "u", Date.UTC(2024, 0, 1)], null, null, null];
+    // every path leaves the skipped field NULL without converting it (the fast paths are taken)
+    expect(compileFastRowReader(NESTED, o, proj, false, 0, nested)!(line)).toEqual(expected);
+    const bytes = Buffer.from(line);
+    expect(compileByteRowReader(NESTED, o, proj, false, 0, nested)!(bytes, 0, bytes.length)).toEqual(
+      expected,
+    );
+    expect(fullPath(NESTED, {}, proj, nested)(line)).toEqual({ row: expected });
+    // read whole, the same field is an error
+    expect(fullPath(NESTED, {}, proj)(line)).toEqual({ error: expect.stringMatching(/auction/) });
+    // bad JSON inside a skipped nested field is still the error it was without the projection
+    for (const bad of [
+      '{"event_type":2,"bid":{"auction":1x,"url":"u"}}',
+      '{"event_type":2,"bid":{"auction":[1,,"url":"u"}}',
+      '{"event_type":2,"bid":{"auction":"unterminated,"url":"u"}',
+    ]) {
+      const before = fullPath(NESTED, {}, proj)(bad);
+      expect(before).toHaveProperty("error");
+      for (const path of [
+        formatPath(NESTED, {}, proj, false, false, nested),
+        formatPath(NESTED, {}, proj, true, true, nested),
+      ]) {
+        expect(path(bad)).toEqual(before);
+      }
+    }
+    // a missing skipped nested field is no error with fail-on-missing-field (as a skipped column);
+    // a missing read one still is
+    const strict = formatPath(NESTED, { "json.fail-on-missing-field": "true" }, proj, true, true, nested);
+    expect(
+      strict('{"event_type":2,"bid":{"url":"u","dateTime":null},"tags":[],"attrs":{},"extra":""}'),
+    ).toEqual({
+      row: [2, [null, "u", null], null, null, null],
+    });
+    expect(strict('{"event_type":2,"bid":{"auction":1,"dateTime":null}}')).toEqual({
+      error: expect.stringMatching(/url/),
+    });
+  });
+
   it("random damage to valid lines gives the same outcome on both paths", () => {
     const alphabet = '{}[]":,\\ 0123456789eE.-+ntfrualsx\u0001Z:T';
     let seed = 12345;
@@ -371,6 +440,13 @@ describe("json fast path: same rows and errors as the full path", () => {
     expectSame(
       NESTED,
       damaged.filter((_, i) => i % 2 === 1),
+    );
+    expectSame(
+      NESTED,
+      damaged.filter((_, i) => i % 2 === 1),
+      {},
+      new Set([0, 1]),
+      new Map([[1, new Map([[2, null]])]]),
     );
   });
 

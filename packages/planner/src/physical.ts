@@ -133,6 +133,13 @@ export interface SourceNode extends NodeBase {
   /** Only these output columns are needed downstream (projection push-down); null = all. */
   readonly projectedColumns: readonly number[] | null;
   /**
+   * Nested projection push-down: of a projected physical ROW column read only through field
+   * accesses, the fields read, as paths `[column, field, field...]` (positions; a path ends at a
+   * field read whole). A format may leave the other fields of such a row NULL. A projected column
+   * no path starts with is read whole. Absent: every projected column is read whole.
+   */
+  readonly projectedPaths?: readonly (readonly number[])[];
+  /**
    * The table's `'quality.*'` rules (expressions over the output row). A row that breaks one
    * goes to the `quarantine` side output (a sink node with `sideOutput` reads it), or is dropped
    * and counted, or fails the job; it never moves the watermark.

@@ -432,6 +432,78 @@ describe("projection push-down into scans", () => {
   });
 });
 
+describe("nested projection push-down into scans", () => {
+  const EV = `CREATE TABLE ev (
+      k INT,
+      p ROW<id BIGINT, name STRING, sub ROW<x INT, y STRING>>,
+      b ROW<auction BIGINT, price BIGINT, url STRING, ts TIMESTAMP(3)>,
+      t AS CASE WHEN k = 0 THEN b.ts ELSE b.ts END,
+      WATERMARK FOR t AS t - INTERVAL '1' SECOND
+    ) WITH ('connector' = 'filesystem', 'path' = 'x', 'format' = 'json');
+    CREATE VIEW bids AS SELECT b.auction AS auction, b.price AS price, t FROM ev WHERE k = 2;`;
+  const nested = (sql: string) => {
+    const src = only(planScript(`${EV} ${sql}`), "source");
+    return {
+      columns: src.projectedColumns?.map((c) => src.schema[c]!.name),
+      paths: src.projectedPaths ?? null,
+    };
+  };
+
+  it("pushes the fields read through a view, a filter and a computed watermark column", () => {
+    expect(nested("SELECT auction, price * 2 FROM bids WHERE price > 10;")).toEqual({
+      columns: ["k", "b", "t"],
+      paths: [
+        [2, 0],
+        [2, 1],
+        [2, 3],
+      ],
+    });
+    expect(explainScript(`${EV} SELECT auction FROM bids;`)).toContain("nested=[b.auction, b.ts]");
+  });
+
+  it("follows a chain of field accesses to the innermost field", () => {
+    expect(nested("SELECT p.sub.y, p.id FROM ev;").paths).toEqual([
+      [1, 0],
+      [1, 2, 1],
+      [2, 3],
+    ]);
+  });
+
+  it("keeps a ROW whole where its value is used as a value", () => {
+    // selected as a whole, compared, tested for NULL, passed to a function
+    expect(nested("SELECT p, b.price FROM ev;").paths).toEqual([
+      [2, 1],
+      [2, 3],
+    ]);
+    expect(nested("SELECT k FROM ev WHERE p IS NOT NULL AND b.url = 'u';").paths).toEqual([
+      [2, 2],
+      [2, 3],
+    ]);
+    // a nested ROW selected whole is read whole, its parent in part
+    expect(nested("SELECT p.sub FROM ev;").paths).toEqual([
+      [1, 2],
+      [2, 3],
+    ]);
+    // b is used whole (the sink reads it): no path for it
+    expect(nested("SELECT b, b.price FROM ev;").paths).toBeNull();
+  });
+
+  it("pushes what the calcs over the scan read, below a join or an aggregate; nothing without a calc", () => {
+    const joined = only(
+      planScript(`${EV} SELECT x.auction FROM bids x JOIN bids y ON x.auction = y.price;`),
+      "source",
+    );
+    expect(joined.projectedPaths?.length).toBe(3);
+    const agg = only(planScript(`${EV} SELECT auction, COUNT(*) FROM bids GROUP BY auction;`), "source");
+    expect(agg.projectedPaths).toEqual([
+      [2, 0],
+      [2, 1],
+      [2, 3],
+    ]);
+    expect(only(planScript(`${EV} SELECT * FROM ev;`), "source").projectedPaths).toBeUndefined();
+  });
+});
+
 describe("source reuse", () => {
   it("reads a table once for every INSERT of a statement set and both sides of a self-join", () => {
     const dag = planScript(`${DDL}

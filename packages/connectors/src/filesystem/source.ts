@@ -10,7 +10,7 @@ import {
   type SourceReaderContext,
 } from "@weir/runtime";
 import { FormatError } from "../formats/errors.js";
-import { FormatOptions, type RecordDecoder } from "../formats/format.js";
+import { FormatOptions, nestedProjectionOf, type RecordDecoder } from "../formats/format.js";
 import { formatFactory } from "../formats/registry.js";
 import { fileMetadata, type InputFile, listInputFiles } from "./files.js";
 import { LineReader } from "./line-reader.js";
@@ -113,7 +113,16 @@ export class FilesystemSource implements SourceReader {
     try {
       this.decoder = format.decoder(
         physical,
-        new FormatOptions(node.options, format.name, wanted === null ? undefined : projection, spare),
+        new FormatOptions(
+          node.options,
+          format.name,
+          wanted === null ? undefined : projection,
+          spare,
+          nestedProjectionOf(node.projectedPaths, (c) => {
+            const k = this.layout[c];
+            return node.columns[c]?.kind === "physical" && typeof k === "number" ? k : undefined;
+          }),
+        ),
       );
     } catch (e) {
       throw e instanceof ConnectorError ? e : new ConnectorError((e as Error).message, "user");

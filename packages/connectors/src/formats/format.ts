@@ -52,6 +52,49 @@ export interface FormatFactory {
   encoder(fields: readonly Field[], options: FormatOptions): RecordEncoder;
 }
 
+/**
+ * The fields read of a ROW value, by position: each to `null` (read whole) or to the fields read
+ * of it (itself a ROW read in part).
+ */
+export type NestedProjection = ReadonlyMap<number, NestedProjection | null>;
+
+/**
+ * The nested projection of a source's `projectedPaths` (`[column, field, ...]`), keyed by the
+ * decoder's field index: `fieldOf` maps a source column to its decoder field (undefined: the
+ * column is not decoded by this format). Undefined when no path applies.
+ */
+export function nestedProjectionOf(
+  paths: readonly (readonly number[])[] | undefined,
+  fieldOf: (column: number) => number | undefined,
+): ReadonlyMap<number, NestedProjection> | undefined {
+  if (paths === undefined) return undefined;
+  const out = new Map<number, Map<number, NestedProjection | null>>();
+  for (const path of paths) {
+    const k = fieldOf(path[0]!);
+    if (k === undefined || path.length < 2) continue;
+    let into = out.get(k);
+    if (into === undefined) {
+      into = new Map();
+      out.set(k, into);
+    }
+    for (let i = 1; i < path.length; i++) {
+      const f = path[i]!;
+      if (i === path.length - 1) {
+        into.set(f, null);
+        break;
+      }
+      let next = into.get(f);
+      if (next === null) break;
+      if (next === undefined) {
+        next = new Map();
+        into.set(f, next);
+      }
+      into = next as Map<number, NestedProjection | null>;
+    }
+  }
+  return out.size === 0 ? undefined : out;
+}
+
 /** A table's options, read under the format's prefix (`json.` for `'json.ignore-parse-errors'`). */
 export class FormatOptions {
   constructor(
@@ -68,6 +111,12 @@ export class FormatOptions {
      * source's cached rowtime) without the row being reallocated. A hint only.
      */
     readonly spareSlots = 0,
+    /**
+     * Nested projection push-down: per index of a projected ROW field read only in part, the
+     * fields of it the query reads (see `NestedProjection`); a decoder may leave the others NULL
+     * inside the row without converting them. A projected field not here is read whole.
+     */
+    readonly nested?: ReadonlyMap<number, NestedProjection>,
   ) {}
 
   get(key: string): string | undefined {

@@ -1,6 +1,7 @@
 import type { Field } from "@weir/planner";
 import { parseInt64 } from "@weir/runtime";
 import { parseDecimal } from "./decimal.js";
+import type { NestedProjection } from "./format.js";
 import {
   checkEscapes,
   type FieldPlan,
@@ -34,9 +35,11 @@ export function compileByteRowReader(
   projection: ReadonlySet<number> | undefined,
   exact: boolean,
   spareSlots = 0,
+  /** See `FormatOptions.nested`. */
+  nested?: ReadonlyMap<number, NestedProjection>,
 ): ByteRowReader | null {
   if (hasSpecialName(fields)) return null;
-  const plan = planRow(fields, o, projection);
+  const plan = planRow(fields, o, projection, nested);
   const reader = new ByteReader(exact, o.failOnMissingField, spareSlots);
   return (bytes, start, end) => reader.read(bytes, start, end, plan);
 }

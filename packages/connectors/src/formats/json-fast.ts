@@ -1,6 +1,7 @@
 import type { DataType, Field } from "@weir/planner";
 import { parseInt64 } from "@weir/runtime";
 import { parseDecimal } from "./decimal.js";
+import type { NestedProjection } from "./format.js";
 import { MAX_JSON_DEPTH, parseJsonExact, parseJsonKeepingLongs } from "./json-parse.js";
 import { compileDecoder, type JsonDecoder, type JsonValueOptions } from "./json-values.js";
 import { fastDate, fastTimestamp } from "./temporal-fast.js";
@@ -132,6 +133,8 @@ export function planRow(
   fields: readonly { readonly name: string; readonly type: DataType }[],
   o: JsonValueOptions,
   projection?: ReadonlySet<number>,
+  /** Of a projected ROW field read in part, the fields read (the others are only syntax-checked). */
+  nested?: ReadonlyMap<number, NestedProjection | null>,
 ): RowPlan {
   return {
     names: fields.map((f) => f.name),
@@ -153,11 +156,15 @@ export function planRow(
         hi: range[1],
         precision: t.kind === "DECIMAL" ? t.precision : 0,
         scale: t.kind === "DECIMAL" ? t.scale : 0,
-        row: t.kind === "ROW" ? planRow(t.fields, o) : null,
+        row: t.kind === "ROW" ? nestedPlan(t.fields, o, nested?.get(i) ?? null) : null,
         big: t.kind === "BIGINT",
       };
     }),
   };
+}
+
+function nestedPlan(fields: readonly Field[], o: JsonValueOptions, read: NestedProjection | null): RowPlan {
+  return read === null ? planRow(fields, o) : planRow(fields, o, new Set(read.keys()), read);
 }
 
 /** Exact powers of ten as doubles (10^0 .. 10^22). */
@@ -185,9 +192,11 @@ export function compileFastRowReader(
   exact: boolean,
   /** Free capacity to leave at the end of each row (see `FormatOptions.spareSlots`). */
   spareSlots = 0,
+  /** See `FormatOptions.nested`. */
+  nested?: ReadonlyMap<number, NestedProjection>,
 ): FastRowReader | null {
   if (hasSpecialName(fields)) return null;
-  const plan = planRow(fields, o, projection);
+  const plan = planRow(fields, o, projection, nested);
   const reader = new Reader(exact, o.failOnMissingField, spareSlots);
   return (line, bytes) => reader.read(line, plan, bytes);
 }

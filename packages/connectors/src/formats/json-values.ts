@@ -3,6 +3,7 @@ import { formatType } from "@weir/planner";
 import { parseInt64 } from "@weir/runtime";
 import { formatDecimal, parseDecimal } from "./decimal.js";
 import { FormatError } from "./errors.js";
+import type { NestedProjection } from "./format.js";
 import { JsonNumber } from "./json-parse.js";
 import { formatDate, formatTime, formatTimestamp, parseDate, parseTime, parseTimestamp } from "./temporal.js";
 import { formatTimestampNanos, isPreciseTimestamp, parseTimestampNanos } from "./temporal-precision.js";
@@ -209,11 +210,16 @@ export function compileRowDecoder(
   o: JsonValueOptions,
   /** Fields the query reads; the others stay NULL, unread (projection push-down). */
   projection?: ReadonlySet<number>,
+  /** Of a projected ROW field read in part, the fields read (the others stay NULL, unread). */
+  nested?: ReadonlyMap<number, NestedProjection | null>,
 ): (json: unknown) => unknown[] {
   const names = fields.map((f) => f.name);
-  const decs = fields.map((f, i) =>
-    projection === undefined || projection.has(i) ? nullableDecoder(compileDecoder(f.type, o)) : SKIP,
-  );
+  const decs = fields.map((f, i) => {
+    if (projection !== undefined && !projection.has(i)) return SKIP;
+    const read = nested?.get(i) ?? null;
+    if (read === null || f.type.kind !== "ROW") return nullableDecoder(compileDecoder(f.type, o));
+    return nullableDecoder(compileRowDecoder(f.type.fields, o, new Set(read.keys()), read) as JsonDecoder);
+  });
   const n = fields.length;
   const failOnMissing = o.failOnMissingField;
   return (json) => {

@@ -76,13 +76,14 @@ export const jsonFormat: FormatFactory = {
   decoder(fields, options): RecordDecoder {
     const parse = jsonLineParser(fields, options.projection);
     const valueOptions = jsonValueOptions(options);
-    const toRow = compileRowDecoder(fields, valueOptions, options.projection);
+    const toRow = compileRowDecoder(fields, valueOptions, options.projection, options.nested);
     const fast = compileFastRowReader(
       fields,
       valueOptions,
       options.projection,
       parse === parseJsonExact,
       options.spareSlots,
+      options.nested,
     );
     const bytesFast = compileByteRowReader(
       fields,
@@ -90,6 +91,7 @@ export const jsonFormat: FormatFactory = {
       options.projection,
       parse === parseJsonExact,
       options.spareSlots,
+      options.nested,
     );
     const full = (line: string, out: ChangeBatchBuilder): void => {
       if (isBlank(line)) return;

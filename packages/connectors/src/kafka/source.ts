@@ -11,7 +11,7 @@ import {
   type SourceReaderContext,
 } from "@weir/runtime";
 import { FormatError } from "../formats/errors.js";
-import { FormatOptions } from "../formats/format.js";
+import { FormatOptions, nestedProjectionOf } from "../formats/format.js";
 import type {
   KafkaAdmin,
   KafkaBatch,
@@ -264,6 +264,7 @@ export class KafkaSourceReader implements SourceReader {
     const spec = this.layout.value;
     const node = this.node;
     let projection: Set<number> | undefined;
+    let nested: ReturnType<typeof nestedProjectionOf>;
     if (node.projectedColumns !== null) {
       const wanted = new Set<number>();
       for (const i of node.projectedColumns) {
@@ -275,12 +276,20 @@ export class KafkaSourceReader implements SourceReader {
         if (wanted.has(f.column)) projection!.add(k);
       });
       if (projection.size === spec.fields.length) projection = undefined;
+      nested = nestedProjectionOf(node.projectedPaths, (i) => {
+        const c = outputToColumn.get(i);
+        const k = c === undefined ? -1 : spec.fields.findIndex((f) => f.column === c);
+        return k < 0 ? undefined : k;
+      });
     }
     const wm = node.watermark?.column;
     const spare = this.rowtime !== null && wm !== undefined && node.columns[wm]?.kind === "computed" ? 1 : 0;
-    if (projection === undefined && spare === 0) return spec;
+    if (projection === undefined && nested === undefined && spare === 0) return spec;
     const o = spec.options;
-    return { ...spec, options: new FormatOptions(o.all, o.prefix, projection ?? o.projection, spare) };
+    return {
+      ...spec,
+      options: new FormatOptions(o.all, o.prefix, projection ?? o.projection, spare, nested ?? o.nested),
+    };
   }
 
   private addPartition(

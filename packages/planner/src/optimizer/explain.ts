@@ -8,6 +8,7 @@ import type {
   SourceNode,
   WindowSpec,
 } from "../physical.js";
+import type { DataType } from "../types.js";
 import { formatExpr, formatMillis } from "./exprs.js";
 
 export interface ExplainOptions {
@@ -59,6 +60,23 @@ function properties(node: PhysicalNode, options: ExplainOptions): string {
   if (node.streamKey) parts.push(`streamKey=[${node.streamKey.map((k) => names[k]?.name ?? k).join(", ")}]`);
   if (node.watermarkColumn !== null) parts.push(`watermark=[${names[node.watermarkColumn]?.name}]`);
   return parts.length ? `, ${parts.join(", ")}` : "";
+}
+
+/** A source's nested projection as `bid.price, bid.dateTime` (see `SourceNode.projectedPaths`). */
+function nestedList(node: SourceNode): string {
+  const names = uniqueNames(node.schema);
+  return (node.projectedPaths ?? [])
+    .map((path) => {
+      let t: DataType = names[path[0]!]!.type;
+      const parts = [names[path[0]!]!.name];
+      for (const f of path.slice(1)) {
+        const sub = t.kind === "ROW" ? t.fields[f] : undefined;
+        parts.push(sub?.name ?? `$${f}`);
+        if (sub) t = sub.type;
+      }
+      return parts.join(".");
+    })
+    .join(", ");
 }
 
 function fieldList(fields: readonly Field[]): string {
@@ -178,7 +196,7 @@ export function nodeLabel(node: PhysicalNode, nodes: readonly PhysicalNode[]): s
     case "source":
       return `TableSourceScan(table=[${node.table}], fields=[${fieldList(
         node.projectedColumns ? node.projectedColumns.map((c) => node.schema[c]!) : node.schema,
-      )}]${node.watermark ? `, watermark=[${formatExpr(node.watermark.expr, node.schema)}]` : ""}${node.quality ? `, quality=[${qualityText(node)}]` : ""})`;
+      )}]${node.projectedPaths ? `, nested=[${nestedList(node)}]` : ""}${node.watermark ? `, watermark=[${formatExpr(node.watermark.expr, node.schema)}]` : ""}${node.quality ? `, quality=[${qualityText(node)}]` : ""})`;
     case "values":
       return `Values(tuples=[${node.rows.length}], fields=[${fieldList(node.schema)}])`;
     case "calc": {

@@ -36,7 +36,7 @@ const NON_STATE_OPTION =
   /(password|secret|token|credential|sasl|ssl|jaas|username|^user$|^url$|\.url$|hostname|^host$|^port$|bootstrap\.servers|brokers|^properties\.|buffer|flush|batch-size|fetch-size|max-retries|retry|timeout|linger|parallelism|cache|^scan\.restore\.|^scan\.startup\.|^scan\.bounded\.|^scan\.watermark\.idle-|^scan\.topic-partition-discovery\.|^source\.monitor-interval$|^sink\.create-table$)/i;
 
 /** Node keys that never determine state (positions, derived facts of the plan). */
-const SKIPPED_KEYS = new Set(["id", "inputs", "span", "projectedColumns"]);
+const SKIPPED_KEYS = new Set(["id", "inputs", "span", "projectedColumns", "projectedPaths"]);
 
 /** Source and sink keys that determine their state; everything else about them does not. */
 const CONNECTOR_KEYS = new Set(["table", "connector", "options"]);
