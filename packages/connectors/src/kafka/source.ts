@@ -775,6 +775,12 @@ export class KafkaSourceReader implements SourceReader {
       }
     }
     this.seekAll();
+    // A join after kafkajs restarted its consumer (a retriable crash) is a new consumer group that
+    // knows nothing of the pauses made before: apply them again.
+    const consumer = this.consumer;
+    if (consumer !== null)
+      for (const p of this.ordered)
+        if (p.paused) whileGroupRuns(() => consumer.pause([{ topic: p.topic, partitions: [p.partition] }]));
   }
 
   /** Seeks every partition to its fetch position (records before it are dropped if still delivered). */
@@ -783,7 +789,9 @@ export class KafkaSourceReader implements SourceReader {
     if (consumer === null) return;
     for (const p of this.ordered) {
       if (p.fetched < 0) continue; // discovered: kafkajs reads it from the earliest offset
-      consumer.seek({ topic: p.topic, partition: p.partition, offset: String(p.fetched) });
+      whileGroupRuns(() =>
+        consumer.seek({ topic: p.topic, partition: p.partition, offset: String(p.fetched) }),
+      );
       if (p.end !== null && p.fetched >= p.end) this.pausePartition(p);
     }
   }
@@ -818,13 +826,17 @@ export class KafkaSourceReader implements SourceReader {
   private pausePartition(p: PartitionState): void {
     if (p.paused) return;
     p.paused = true;
-    this.consumer?.pause([{ topic: p.topic, partitions: [p.partition] }]);
+    const consumer = this.consumer;
+    if (consumer !== null)
+      whileGroupRuns(() => consumer.pause([{ topic: p.topic, partitions: [p.partition] }]));
   }
 
   private resumePartition(p: PartitionState): void {
     if (!p.paused) return;
     p.paused = false;
-    this.consumer?.resume([{ topic: p.topic, partitions: [p.partition] }]);
+    const consumer = this.consumer;
+    if (consumer !== null)
+      whileGroupRuns(() => consumer.resume([{ topic: p.topic, partitions: [p.partition] }]));
   }
 
   /**
@@ -889,4 +901,18 @@ function settle(p: PartitionState): void {
 
 function yieldToIo(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Runs a seek, pause or resume on the kafkajs consumer, unless kafkajs is between a retriable crash
+ * and its restart (it drops its consumer group then, and these calls throw "Consumer group was not
+ * initialized"): the positions and pauses are then applied again when the restarted consumer joins
+ * (`onAssignment`), so nothing is lost by skipping the call. Any other error is thrown.
+ */
+function whileGroupRuns(call: () => void): void {
+  try {
+    call();
+  } catch (e) {
+    if (!/Consumer group was not initialized/.test((e as Error).message ?? "")) throw e;
+  }
 }
