@@ -197,8 +197,11 @@ describe("weir repl: INSERT jobs in the background", () => {
     expect(next).toBeDefined();
     let row: string[] = [];
     for (let attempt = 0; attempt < 200; attempt++) {
+      // wait for this SHOW JOBS's own table: one more "rows in set" than the screen held before
+      // (STOP JOB's table printed one too, and the output may lag behind the typing under load)
+      const before = s.screen().match(/\d+ rows? in set/g)?.length ?? 0;
       s.type("SHOW JOBS;");
-      row = jobRow(await s.waitFor(/\d+ rows? in set/, attempt + 1), next!);
+      row = jobRow(await s.waitFor(/\d+ rows? in set/, before + 1), next!);
       if (row[2] !== "RUNNING" && row[2] !== "CREATED") break;
       await new Promise((r) => setTimeout(r, 250));
     }
