@@ -1,5 +1,5 @@
 -- What: the smallest Weir script. A handful of rows from VALUES, a filter and a projection,
---   printed to the terminal by the `print` connector. A placeholder demo until the real one.
+--   printed to the terminal by the `print` connector (the seeds' demo is scripts/demo.sh).
 -- Run: weir run sql/hello.sql
 
 CREATE TEMPORARY VIEW greetings AS

@@ -6,7 +6,7 @@
 -- processing-time lookup join. The side input is generated (keys 0-9999, values
 -- side-0000 ... side-9999) by the test suite and by `weir bench nexmark --query q13`;
 -- before running this file alone, generate it once:
---   node -e 'for(let k=0;k<1e4;k++)console.log(`${k},side-${String(k).padStart(4,"0")}`)' > sql/nexmark/data/side_input.csv
+--   mkdir -p sql/nexmark/data && node -e 'for(let k=0;k<1e4;k++)console.log(`${k},side-${String(k).padStart(4,"0")}`)' > sql/nexmark/data/side_input.csv
 --
 -- Flink form of the nexmark-flink project (github.com/nexmark/nexmark), made
 -- self-contained: the generator table and the person/auction/bid views are inlined,
