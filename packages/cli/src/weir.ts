@@ -185,7 +185,9 @@ async function weirCommand(argv: readonly string[], out: Output): Promise<number
       out.err(`weir: ${e.message}`);
       return 1;
     }
-    out.err(`weir: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    // The stack at the TypeScript sources (the source maps are read only now: see source-stack.ts).
+    const text = e instanceof Error ? (await import("./source-stack.js")).sourceStack(e) : String(e);
+    out.err(`weir: internal error: ${text}`);
     return 2;
   }
 }
