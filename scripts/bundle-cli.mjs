@@ -7,6 +7,9 @@
 // does both). Third-party libraries stay external, loaded from node_modules where they are first
 // used, as before; each module's `import.meta.url` is rewritten to its own dist file's URL
 // (relative to the bundle), so createRequire and the asset paths resolve as in the unbundled build.
+// The bundle's source map (weir.mjs.map, without the sources' text) is chained through tsc's
+// dist/*.js.map to the .ts files: packages/cli/src/source-stack.ts reads it when an internal
+// error's stack is printed.
 import { readFile } from "node:fs/promises";
 import { isBuiltin } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -40,6 +43,8 @@ await build({
   platform: "node",
   format: "esm",
   target: "node20",
+  sourcemap: "linked",
+  sourcesContent: false,
   // Everything from node_modules but Weir's own workspace packages stays an import of its own.
   plugins: [
     rewriteMetaUrl,

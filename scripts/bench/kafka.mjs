@@ -90,11 +90,15 @@ function weirEntry() {
         ? newer(join(dir, e.name))
         : e.name.endsWith(".js") && statSync(join(dir, e.name)).mtimeMs > built,
     );
+  // A package's modules are judged by its dist/.tsbuildinfo (tsc writes it after them), as there.
   const stale =
     (existsSync(yaml) && statSync(yaml).mtimeMs >= built) ||
-    readdirSync(join(ROOT, "packages")).some(
-      (p) => existsSync(join(ROOT, "packages", p, "dist")) && newer(join(ROOT, "packages", p, "dist")),
-    );
+    readdirSync(join(ROOT, "packages")).some((p) => {
+      const dist = join(ROOT, "packages", p, "dist");
+      if (!existsSync(dist)) return false;
+      const info = join(dist, ".tsbuildinfo");
+      return existsSync(info) ? statSync(info).mtimeMs > built : newer(dist);
+    });
   return join(ROOT, stale ? "packages/cli/dist/main.js" : "packages/cli/dist/weir.mjs");
 }
 

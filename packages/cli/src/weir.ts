@@ -185,7 +185,16 @@ async function weirCommand(argv: readonly string[], out: Output): Promise<number
       out.err(`weir: ${e.message}`);
       return 1;
     }
-    out.err(`weir: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    out.err(`weir: internal error: ${e instanceof Error ? await sourceStackOf(e) : String(e)}`);
     return 2;
+  }
+}
+
+/** The error's stack at the TypeScript sources (the source maps are read only now: source-stack.ts). */
+async function sourceStackOf(e: Error): Promise<string> {
+  try {
+    return (await import("./source-stack.js")).sourceStack(e);
+  } catch {
+    return e.stack ?? e.message; // an error while mapping must not hide the error itself
   }
 }

@@ -1,0 +1,53 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// `weir: internal error:` prints the error's stack at the TypeScript sources (source-stack.ts),
+// from the modules (dist/main.js, tsc's *.js.map) and from the bundle (dist/weir.mjs, whose map
+// scripts/bundle-cli.mjs chains through them), built here into a folder of its own.
+const ROOT = resolve(import.meta.dirname, "../..");
+const MAIN = join(ROOT, "packages/cli/dist/main.js");
+const BUNDLE_DIR = join(ROOT, "packages/cli/dist", `.test-stack-bundle-${process.pid}`);
+const BUNDLE = join(BUNDLE_DIR, "weir.mjs");
+const NEXMARK_TS = join(ROOT, "packages/cli/src/bench/nexmark.ts");
+
+beforeAll(() => {
+  if (!existsSync(MAIN)) return;
+  mkdirSync(BUNDLE_DIR, { recursive: true });
+  execFileSync(process.execPath, [join(ROOT, "scripts/bundle-cli.mjs"), "--outfile", BUNDLE]);
+}, 120_000);
+afterAll(() => rmSync(BUNDLE_DIR, { recursive: true, force: true }));
+
+describe.skipIf(!existsSync(MAIN)).each([
+  ["the modules (dist/main.js)", MAIN],
+  ["the bundle (dist/weir.mjs)", BUNDLE],
+])("an internal error's stack: %s", (_what, entry) => {
+  it("names the .ts files under packages/ at the lines that threw, not the built JavaScript", () => {
+    // An internal error today: `--write-file` into a directory that does not exist is not
+    // checked, and openSync's ENOENT reaches weir's last catch.
+    const missing = join(mkdtempSync(join(tmpdir(), "weir-stack-")), "no-such-dir", "events.jsonl");
+    const r = spawnSync(
+      process.execPath,
+      [entry, "bench", "nexmark", "--events", "10", "--write-file", missing],
+      { encoding: "utf8" },
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^weir: internal error: Error: ENOENT/);
+    const frames = r.stderr.split("\n").filter((l) => /^\s+at /.test(l));
+    // Each of Weir's frames is at a .ts file; none at the built JavaScript.
+    expect(
+      frames.filter((l) => /\/packages\/[a-z]+\/src\/[\w/.-]+\.ts:\d+:\d+\)?$/.test(l)).length,
+    ).toBeGreaterThanOrEqual(3);
+    expect(frames.filter((l) => /\.m?js:\d+:\d+\)?$/.test(l) && l.includes(ROOT))).toEqual([]);
+    // The frame that threw is at the openSync call of writeNexmarkFile in its source.
+    const at = new RegExp(
+      `at writeNexmarkFile \\(${NEXMARK_TS.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}:(\\d+):(\\d+)\\)$`,
+    );
+    const frame = frames.map((l) => at.exec(l)).find((m) => m !== null);
+    expect(frame, r.stderr).toBeDefined();
+    const line = readFileSync(NEXMARK_TS, "utf8").split("\n")[Number(frame![1]) - 1]!;
+    expect(line.slice(Number(frame![2]) - 1)).toMatch(/^openSync\(/);
+  });
+});
