@@ -153,6 +153,9 @@ async function weirCommand(argv: readonly string[], out: Output): Promise<number
       out.out(`weir ${VERSION}`);
       return 0;
     }
+    // A test hook: the path of an internal error (a bug: no user input should reach it), so that
+    // test/cli/internal-error-stack.test.ts can check how its stack is printed.
+    if (process.env.WEIR_TEST_INTERNAL_ERROR === "1") internalErrorForTests();
     switch (cmd.command) {
       case "parse":
         return (await import("./commands/parse.js")).parseCommand(cmd, out);
@@ -188,6 +191,10 @@ async function weirCommand(argv: readonly string[], out: Output): Promise<number
     out.err(`weir: internal error: ${e instanceof Error ? await sourceStackOf(e) : String(e)}`);
     return 2;
   }
+}
+
+function internalErrorForTests(): never {
+  throw new Error("WEIR_TEST_INTERNAL_ERROR is set");
 }
 
 /** The error's stack at the TypeScript sources (the source maps are read only now: source-stack.ts). */

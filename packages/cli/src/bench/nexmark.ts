@@ -15,6 +15,7 @@ import {
 import { parse } from "@weir/parser";
 import type { DataType, Field, PhysicalDag, PhysicalNode, PlanTarget, SourceNode } from "@weir/planner";
 import { type JobCheckpoint, type JobOptions, Op } from "@weir/runtime";
+import { UsageError } from "../args.js";
 import { checkpointBytes, checkpointJobOptions, planCheckpoints } from "../engine/checkpointing.js";
 import { Engine } from "../engine/engine.js";
 import type { Output } from "../output.js";
@@ -434,7 +435,14 @@ export function writeNexmarkFile(
   const config = parseNexmarkConfig({ ...source.options, ...rates, "events.num": String(events) });
   const g = new NexmarkGenerator(config, config.baseTime ?? FILE_BASE_TIME);
   const encoder = jsonFormat.encoder(fields, new FormatOptions({}, "json"));
-  const fd = openSync(path, "w");
+  let fd: number;
+  try {
+    fd = openSync(path, "w");
+  } catch (e) {
+    throw new UsageError(
+      `bench: cannot write --write-file ${path}: ${(e as Error).message} (create its directory, or name a writable file)`,
+    );
+  }
   let bytes = 0;
   try {
     let chunk = "";
