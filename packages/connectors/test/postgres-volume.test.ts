@@ -309,6 +309,35 @@ describe("Postgres sink under volume", () => {
     expect(await readBack("vol_ver", fields)).toEqual(want);
   }, 120_000);
 
+  it("names the column and row of a STRING with a NUL character, in an upsert and in a delete", async () => {
+    const fields: Field[] = [
+      { name: "k", type: T.string(false) },
+      { name: "s", type: T.string() },
+    ];
+    await admin.query(`CREATE TABLE ${SCHEMA}.nul (k text PRIMARY KEY, s text)`);
+    for (const [op, row] of [
+      [Op.INSERT, ["a", "x\u0000y"]],
+      [Op.DELETE, ["b\u0000", null]],
+    ] as const) {
+      const s = pgSink("nul", fields, { "sink.buffer-flush.interval": "0" });
+      await s.open();
+      s.sink.write(
+        ChangeBatch.of([
+          [Op.INSERT, ["ok", "fine"]],
+          [op, [...row]],
+        ]),
+      );
+      const column = op === Op.INSERT ? "s" : "k";
+      await expect(s.sink.flush()).rejects.toThrow(
+        new RegExp(
+          `column '${column}' of the row \\[${JSON.stringify(row[0]).replace(/\\/g, "\\\\")}, .*NUL character`,
+        ),
+      );
+      await s.sink.close();
+    }
+    expect((await admin.query(`SELECT count(*)::int AS n FROM ${SCHEMA}.nul`)).rows[0].n).toBe(0);
+  });
+
   it("coalesces the changes that arrive while the server is slow into one transaction", async () => {
     const fields: Field[] = [
       { name: "id", type: T.int(false) },

@@ -239,30 +239,50 @@ export class StatementBuilder {
     const out: Statement[] = [];
     const n = columns.length;
     const escaped = columns.map((i) => this.mayNeedEscape[i]);
-    let parts: string[][] = columns.map(() => []);
+    const encoders = columns.map((i) => this.encoders[i]);
+    // Per column: the element texts (escaped, unquoted), null for NULL; whether one is NULL.
+    let parts: (string | null)[][] = columns.map(() => []);
+    let nulls = columns.map(() => false);
     let chars = 0;
     let inChunk = 0;
     const cut = () => {
-      out.push({ text, name, values: parts.map((p) => `{${p.join(",")}}`) });
+      out.push({
+        text,
+        name,
+        values: parts.map((p, j) =>
+          nulls[j] ? `{${p.map((x) => (x === null ? "NULL" : `"${x}"`)).join(",")}}` : `{"${p.join('","')}"}`,
+        ),
+      });
       parts = columns.map(() => []);
+      nulls = columns.map(() => false);
       chars = 0;
       inChunk = 0;
     };
-    for (let r = 0; r < rows.length; r++) {
-      const row = rows[r];
-      for (let j = 0; j < n; j++) {
-        const v = row[j];
-        let el: string;
-        if (v === null || v === undefined) el = "NULL";
-        else {
-          const i = columns[j];
-          const t = this.encode(i, v, source === undefined ? row : (source[r].deleteRow as Row)) as string;
-          el = escaped[j] && ESCAPED.test(t) ? `"${t.replace(ESCAPED_ALL, "\\$&")}"` : `"${t}"`;
+    let r = 0;
+    let j = 0;
+    try {
+      for (; r < rows.length; r++) {
+        const row = rows[r];
+        for (j = 0; j < n; j++) {
+          const v = row[j];
+          if (v === null || v === undefined) {
+            parts[j].push(null);
+            nulls[j] = true;
+            chars += 5;
+            continue;
+          }
+          let t = encoders[j](v) as string;
+          if (escaped[j] && ESCAPED.test(t)) t = t.replace(ESCAPED_ALL, "\\$&");
+          parts[j].push(t);
+          chars += t.length + 3;
         }
-        parts[j].push(el);
-        chars += el.length + 1;
+        if (++inChunk >= UNNEST_MAX_ROWS || chars >= UNNEST_MAX_CHARS) cut();
       }
-      if (++inChunk >= UNNEST_MAX_ROWS || chars >= UNNEST_MAX_CHARS) cut();
+    } catch (e) {
+      // The same error, naming the column and row, as a VALUES statement's.
+      const row = source === undefined ? rows[r] : (source[r].deleteRow as Row);
+      this.encode(columns[j], rows[r][j], row);
+      throw e;
     }
     if (inChunk > 0) cut();
     return out;

@@ -327,11 +327,21 @@ export function formatPgDate(days: number): string {
   return `${pad(bc ? 1 - y : y, 4)}-${pad(m, 2)}-${pad(d, 2)}${bc ? " BC" : ""}`;
 }
 
+/** The day {@link formatPgTimestamp} formatted last, and its date text: a sink's rows mostly share days. */
+let lastDays = Number.NaN;
+let lastDate = "";
+let lastBc = false;
+
 export function formatPgTimestamp(ms: number): string {
   const days = Math.floor(ms / MS_PER_DAY);
-  const date = formatPgDate(days);
+  if (days !== lastDays) {
+    const date = formatPgDate(days);
+    lastBc = date.endsWith(" BC");
+    lastDate = lastBc ? date.slice(0, -3) : date;
+    lastDays = days;
+  }
   const time = formatTime(ms - days * MS_PER_DAY, 3);
-  return date.endsWith(" BC") ? `${date.slice(0, -3)} ${time} BC` : `${date} ${time}`;
+  return lastBc ? `${lastDate} ${time} BC` : `${lastDate} ${time}`;
 }
 
 /** A TIMESTAMP(4..9) value (epoch nanos) as Postgres text: min(precision, 6) fraction digits. */
