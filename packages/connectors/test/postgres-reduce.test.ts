@@ -1,7 +1,7 @@
 import type { Field, SinkNode } from "@weir/planner";
 import { T } from "@weir/planner";
 import { ChangeBatch, keyCodec, type Op, parseOp, type Row } from "@weir/runtime";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { PgConnection, PgParam, PgResult } from "../src/postgres/client.js";
 import { UpsertReducer } from "../src/postgres/reduce.js";
 import { createPostgresSink } from "../src/postgres/sink.js";
@@ -211,8 +211,8 @@ describe("Postgres sink with a fake connection", () => {
     await sink.flush();
     expect(log).toEqual([
       "BEGIN",
-      `DELETE FROM "public"."out" AS t USING (VALUES ($1::"int8")) AS d(c0) WHERE t."id" = d.c0 ["2"]`,
-      `INSERT INTO "public"."out" AS t ("id", "ver", "v") VALUES ($1::"int8", $2::"int8", $3::"text") ON CONFLICT ("id") DO UPDATE SET "ver" = EXCLUDED."ver", "v" = EXCLUDED."v" ["1","1","b"]`,
+      `DELETE FROM "public"."out" AS t USING unnest($1::"int8"[]) AS d(c0) WHERE t."id" = d.c0 ["{\\"2\\"}"]`,
+      `INSERT INTO "public"."out" AS t ("id", "ver", "v") SELECT * FROM unnest($1::"int8"[], $2::"int8"[], $3::"text"[]) AS u(c0, c1, c2) ON CONFLICT ("id") DO UPDATE SET "ver" = EXCLUDED."ver", "v" = EXCLUDED."v" ["{\\"1\\"}","{\\"1\\"}","{\\"b\\"}"]`,
       "COMMIT",
     ]);
     expect(metrics.get("rowsUpserted")).toBe(1);
@@ -252,16 +252,39 @@ describe("Postgres sink with a fake connection", () => {
     });
     await sink.open({ node, metrics, settings: {}, cwd: "." });
     log.length = 0;
-    sink.write(ChangeBatch.of(["+I 1 1 a", "-U 1 1 a", "+U 1 2 b", "+I 2 1 c"].map(change)));
+    const transactions = () => log.join("\n").split("BEGIN").slice(1);
+    // Due at the second change, but when the queued transaction starts the buffer ends with a
+    // -U: nothing is written (the count queued behind it has run once countTableRows returns).
+    sink.write(ChangeBatch.of(["+I 3 1 x", "+I 1 1 a", "-U 1 1 a"].map(change)));
+    await sink.countTableRows!();
+    expect(transactions()).toEqual([]);
+    // Its +U makes the buffer due again: one transaction with the pair's result.
+    sink.write(ChangeBatch.of([change("+U 1 2 b")]));
+    await vi.waitFor(() => expect(metrics.get("flushes")).toBe(1));
+    sink.write(ChangeBatch.of([change("+I 2 1 c")]));
     await sink.flush();
-    const txs = log
-      .join("\n")
-      .split("BEGIN")
-      .filter((s) => s.trim() !== "");
+    const txs = transactions();
     expect(txs).toHaveLength(2);
-    expect(txs[0]).toContain('["1","2","b"]');
-    expect(txs[1]).toContain('["2","1","c"]');
+    expect(txs[0]).toContain('["{\\"3\\",\\"1\\"}","{\\"1\\",\\"2\\"}","{\\"x\\",\\"b\\"}"]');
+    expect(txs[1]).toContain('["{\\"2\\"}","{\\"1\\"}","{\\"c\\"}"]');
     expect(metrics.get("flushes")).toBe(2);
+  });
+
+  it("coalesces the changes that arrive while a transaction runs into the next one", async () => {
+    const { sink, log, metrics, node } = fakeSink(0, {
+      "sink.buffer-flush.max-rows": "2",
+      "sink.buffer-flush.interval": "0",
+    });
+    await sink.open({ node, metrics, settings: {}, cwd: "." });
+    log.length = 0;
+    // Each write makes the buffer due; the writes come before any transaction can start, so the
+    // one queued transaction takes them all, reduced per key.
+    for (let i = 0; i < 10; i++)
+      sink.write(ChangeBatch.of([change(`+I ${i % 4} ${i} v${i}`), change(`+I 9 ${i} w${i}`)]));
+    await sink.flush();
+    expect(log.filter((l) => l === "BEGIN")).toHaveLength(1);
+    expect(metrics.get("flushes")).toBe(1);
+    expect(metrics.get("rowsUpserted")).toBe(5);
   });
 
   it("starts a flush from write once the interval has passed, without awaiting it", async () => {

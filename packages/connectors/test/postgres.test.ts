@@ -3,7 +3,7 @@ import type { Field, SinkNode, SourceNode } from "@weir/planner";
 import { T } from "@weir/planner";
 import { ChangeBatch, ConnectorError, Op, type Row, type SinkWriter } from "@weir/runtime";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createPostgresSink, createPostgresSource } from "../src/postgres/index.js";
 import { sinkNode, sourceNode } from "./helpers.js";
 
@@ -94,10 +94,14 @@ describe("Postgres upsert sink", () => {
       "sink.buffer-flush.interval": "0",
     });
     await s.open();
-    for (let i = 0; i < 35; i++) s.sink.write(ChangeBatch.inserts([[i % 20, `v${i}`]]));
+    // Ten changes make the buffer due: written without a flush() call.
+    for (let i = 0; i < 10; i++) s.sink.write(ChangeBatch.inserts([[i % 20, `v${i}`]]));
+    await vi.waitFor(() => expect(s.metrics.get("flushes")).toBe(1), { timeout: 30_000 });
+    // The next 25 are due at the 20th; written one transaction (coalesced) with the rest at flush.
+    for (let i = 10; i < 35; i++) s.sink.write(ChangeBatch.inserts([[i % 20, `v${i}`]]));
     await s.sink.flush();
     await s.sink.close();
-    expect(s.metrics.get("flushes")).toBe(4);
+    expect(s.metrics.get("flushes")).toBe(2);
     const got = await rows(`SELECT id::int, v FROM ${SCHEMA}.kv2 ORDER BY id`);
     expect(got).toHaveLength(20);
     expect(got[0]).toEqual([0, "v20"]);

@@ -12,7 +12,11 @@ import type { PgConnectionSettings } from "./options.js";
  * not, decides what a timestamp or a numeric means.
  */
 export interface PgConnection {
-  query(text: string, values?: readonly PgParam[]): Promise<PgResult>;
+  /**
+   * Runs a statement; with `name`, as a named prepared statement: parsed on the first use on
+   * this connection, run by name afterwards (a new connection parses it again).
+   */
+  query(text: string, values?: readonly PgParam[], name?: string): Promise<PgResult>;
   /** Closes the connection; never rejects. */
   end(): Promise<void>;
   /** Set once the connection has failed outside a query (e.g. terminated while idle). */
@@ -107,9 +111,14 @@ class PgClientConnection implements PgConnection {
     });
   }
 
-  async query(text: string, values?: readonly PgParam[]): Promise<PgResult> {
+  async query(text: string, values?: readonly PgParam[], name?: string): Promise<PgResult> {
     if (this.broken) throw this.broken;
-    const r = await this.client.query({ text, values: values as unknown[] | undefined, rowMode: "array" });
+    const r = await this.client.query({
+      text,
+      values: values as unknown[] | undefined,
+      rowMode: "array",
+      ...(name !== undefined ? { name } : {}),
+    });
     return { rows: r.rows as (string | null)[][], rowCount: r.rowCount ?? 0 };
   }
 

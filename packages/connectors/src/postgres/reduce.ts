@@ -39,10 +39,13 @@ export interface ReducedChanges {
   readonly changes: number;
 }
 
-/** `a` is older than `b`, NULL being older than everything. */
+/**
+ * `a` is older than `b`, NULL being older than everything — NULL itself included, as in the
+ * upsert's `stored IS NULL OR …`: a row without a version is replaced by any upsert.
+ */
 export function versionOlder(a: unknown, b: unknown): boolean {
-  if (b === null || b === undefined) return false;
   if (a === null || a === undefined) return true;
+  if (b === null || b === undefined) return false;
   return (a as number) < (b as number);
 }
 

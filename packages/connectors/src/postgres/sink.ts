@@ -75,8 +75,10 @@ export function createPostgresSink(node: SinkNode, deps: PostgresSinkDeps = {}):
  * Writes a changelog into a Postgres table: upserts and deletes by primary key when the sink has
  * one (changes reduced per key, reduce.ts), plain INSERTs otherwise.
  *
- * Flushes are strictly ordered: at most one transaction is in flight and later batches queue
- * behind it; `write` never awaits (it starts a due flush and `flush()` awaits them all). A
+ * Flushes are strictly ordered: at most one transaction is in flight, and at most one more is
+ * queued behind it, which takes the whole buffer when it starts (changes that arrive meanwhile
+ * are reduced into it: coalescing, see `enqueue`); `write` never awaits (it queues a due flush and
+ * `flush()` awaits them all). A
  * transaction that fails because the connection was lost rolled back, so it is replayed whole on
  * a new connection, up to `sink.max-retries` times with exponential backoff. Replaying after a
  * lost COMMIT acknowledgement is harmless in upsert mode (the writes are idempotent) and may
@@ -111,6 +113,12 @@ export class PostgresSinkWriter implements SinkWriter {
   /** A count deferred by the throttle, due at `nextCountAt`. */
   private countTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
+  /** A write transaction is queued and has not started (it takes the buffer when it starts). */
+  private writeQueued = false;
+  /** The queued write transaction was asked for by flush(): it writes the buffer whatever it ends with. */
+  private forceNext = false;
+  /** The last change buffered is a -U (its +U has not arrived yet). */
+  private endsInUpdateBefore = false;
 
   constructor(
     private readonly node: SinkNode,
@@ -316,6 +324,8 @@ export class PostgresSinkWriter implements SinkWriter {
         if (max > 0 && this.appendRows.length >= max && this.progress === null) this.enqueue();
       }
     }
+    if (reducer !== null && batch.length > 0)
+      this.endsInUpdateBefore = (batch.ops[batch.length - 1] as Op) === Op.UPDATE_BEFORE;
     if (this.progress !== null) return;
     const interval = this.opts.intervalMs;
     if (interval > 0 && Date.now() - this.lastFlushAt >= interval) this.enqueue();
@@ -323,7 +333,7 @@ export class PostgresSinkWriter implements SinkWriter {
 
   /** Writes out the buffer (at-least-once); exactly-once keeps it for the checkpoint's epoch. */
   async flush(): Promise<void> {
-    if (this.progress === null) this.enqueue();
+    if (this.progress === null) this.enqueue(true);
     await this.chain;
     if (this.failure) throw this.failure;
   }
@@ -413,14 +423,29 @@ export class PostgresSinkWriter implements SinkWriter {
     return { kind: "append", rows };
   }
 
-  /** Cuts the buffer into a batch and queues its transaction behind the ones in flight. */
-  private enqueue(): void {
-    this.lastFlushAt = Date.now();
-    const batch: FlushBatch | null = this.takeBuffer();
-    if (batch === null) return;
+  /**
+   * Queues a write transaction behind the one in flight, unless one is queued already. The
+   * queued transaction takes the buffer when it starts, not when it is queued: changes that
+   * arrive while another transaction runs keep being reduced into the buffer and are written
+   * together by the next one (coalescing), so under backpressure transactions grow instead of
+   * queuing up. `force` (flush()): it writes whatever is buffered then; otherwise it waits for
+   * the next change when the buffer ends with a -U, so a flush never falls between a -U and its
+   * +U (that change queues it again).
+   */
+  private enqueue(force = false): void {
+    if (force) this.forceNext = true;
+    if (this.writeQueued) return;
+    this.writeQueued = true;
     this.chain = this.chain.then(async () => {
-      if (this.failure) return;
+      this.writeQueued = false;
+      const forced = this.forceNext;
+      this.forceNext = false;
+      if (this.failure || (!forced && this.endsInUpdateBefore)) return;
+      this.lastFlushAt = Date.now();
+      const batch: FlushBatch | null = this.takeBuffer();
+      if (batch === null) return;
       try {
+        // A replay after a lost connection writes this same batch again (writeBatch).
         await this.writeBatch(batch);
       } catch (e) {
         this.failure =
@@ -491,7 +516,7 @@ export class PostgresSinkWriter implements SinkWriter {
       if (last < checkpointId) {
         todo = epochs.filter((e) => e.id > last);
         for (const e of todo)
-          for (const s of this.statementsOf(e.changes)) await conn.query(s.text, s.values);
+          for (const s of this.statementsOf(e.changes)) await conn.query(s.text, s.values, s.name);
         await progress.set(conn, checkpointId);
       }
     } catch (e) {
@@ -506,7 +531,7 @@ export class PostgresSinkWriter implements SinkWriter {
     const conn = await this.connection();
     await conn.query("BEGIN");
     try {
-      for (const s of stmts) await conn.query(s.text, s.values);
+      for (const s of stmts) await conn.query(s.text, s.values, s.name);
     } catch (e) {
       if (!isConnectionError(e)) await conn.query("ROLLBACK").catch(() => undefined);
       throw e;

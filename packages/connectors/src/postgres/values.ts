@@ -327,11 +327,27 @@ export function formatPgDate(days: number): string {
   return `${pad(bc ? 1 - y : y, 4)}-${pad(m, 2)}-${pad(d, 2)}${bc ? " BC" : ""}`;
 }
 
+/** `00`..`59` and `000`..`999`, for the time of day of {@link formatPgTimestamp}. */
+const PAD2 = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, "0"));
+const PAD3 = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, "0"));
+
+/** The day {@link formatPgTimestamp} formatted last, and its date text: a sink's rows mostly share days. */
+let lastDays = Number.NaN;
+let lastDate = "";
+let lastBc = false;
+
 export function formatPgTimestamp(ms: number): string {
   const days = Math.floor(ms / MS_PER_DAY);
-  const date = formatPgDate(days);
-  const time = formatTime(ms - days * MS_PER_DAY, 3);
-  return date.endsWith(" BC") ? `${date.slice(0, -3)} ${time} BC` : `${date} ${time}`;
+  if (days !== lastDays) {
+    const date = formatPgDate(days);
+    lastBc = date.endsWith(" BC");
+    lastDate = lastBc ? date.slice(0, -3) : date;
+    lastDays = days;
+  }
+  const t = ms - days * MS_PER_DAY;
+  const sec = Math.floor(t / 1000);
+  const time = `${PAD2[Math.floor(sec / 3600)]}:${PAD2[Math.floor(sec / 60) % 60]}:${PAD2[sec % 60]}.${PAD3[t % 1000]}`;
+  return lastBc ? `${lastDate} ${time} BC` : `${lastDate} ${time}`;
 }
 
 /** A TIMESTAMP(4..9) value (epoch nanos) as Postgres text: min(precision, 6) fraction digits. */
