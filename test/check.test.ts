@@ -107,6 +107,24 @@ describe("weir check on the risky scripts of test/check/", () => {
       expect(byTable(t).why, t).toMatch(/without --restore/);
   });
 
+  it("an exactly-once Postgres upsert without a version column: no replayed older checkpoint", () => {
+    const source = readFileSync(join(CHECK_DIR, "sink_upsert_without_version.sql"), "utf8");
+    const eo = source.replace(
+      "'table-name' = 'balance_copy')",
+      "'table-name' = 'balance_copy', 'sink.delivery-guarantee' = 'exactly-once')",
+    );
+    expect(eo).not.toBe(source);
+    const why = (text: string) => {
+      const { out } = capture();
+      const r = checkScript(text, "upsert.sql", out);
+      if (typeof r === "number") throw new Error("did not plan");
+      return r.find((f) => f.code === "sink.no-version-column")!.why;
+    };
+    expect(why(source)).toMatch(/a restore from an older checkpoint/);
+    expect(why(eo)).not.toMatch(/a restore from an older checkpoint/);
+    expect(why(eo)).toMatch(/refuses a restore older than what it committed.*a backfill, a second writer/);
+  });
+
   it("a file sink's finding says that a restore continues the file", () => {
     const f = findingsOf("sql/revenue_minute.sql").find((x) => x.code === "sink.file-rewritten")!;
     expect(f.message).toMatch(/a run started without --restore truncates the file$/);

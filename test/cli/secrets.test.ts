@@ -117,6 +117,15 @@ EXPLAIN JSON_EXECUTION_PLAN INSERT INTO out_t SELECT s.id, d.name FROM src AS s 
     );
   });
 
+  it("in warnings, whose echoed line may be a SET of a secret", async () => {
+    const file = tempFile("set.sql", "SET 'my.sasl.password' = 'hunter2';\n");
+    const r = await runWeir(["run", file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`${file}:1:5: warning: unknown setting 'my.sasl.password'`);
+    expect(r.stderr).toContain("SET 'my.sasl.password' = '******';");
+    expectNoSecret(r.stderr);
+  });
+
   it("in what weir check and weir parse echo of the script", async () => {
     const file = tempFile(
       "check.sql",
