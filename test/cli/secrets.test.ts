@@ -187,6 +187,7 @@ INSERT INTO pg_t SELECT id FROM src;
       ["url=postgres://u:postgres@h?password=postgres&x=1", "url=postgres://u:******@h?password=******&x=1"],
       ["the password was postgres.", "the password was ******."],
       ['password="postgres";', 'password="******";'],
+      [JSON.stringify({ m: 'password="postgres";' }), JSON.stringify({ m: 'password="******";' })],
       ["postgres", "******"],
     ] as const)
       expect(scrubSecrets(text, s)).toBe(shown);

@@ -67,8 +67,11 @@ export interface ScrubOptions {
   readonly keepRanges?: readonly (readonly [number, number])[];
 }
 
-/** A character that continues a word, a name or a path: a secret next to one is part of something else. */
-const WORD_CHAR = /[\p{L}\p{N}_\-/\\%+~$]/u;
+/**
+ * A character that continues a word, a name or a path: a secret next to one is part of
+ * something else. (Not `\`: in JSON a quoted secret is `\"pw\"`.)
+ */
+const WORD_CHAR = /[\p{L}\p{N}_\-/%+~$]/u;
 
 const wordEdge = (c: string): boolean => WORD_CHAR.test(c) || c === ".";
 
