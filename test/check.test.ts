@@ -88,6 +88,87 @@ describe("weir check on the risky scripts of test/check/", () => {
     );
   });
 
+  it("an exactly-once sink is not warned about as at least once, and says what a restore does", () => {
+    const plain = findingsOf("test/check/sink_append.sql");
+    expect(plain.map((f) => f.code)).toEqual(
+      expect.arrayContaining(["sink.at-least-once", "sink.append-duplicates"]),
+    );
+    const eo = findingsOf("test/check/sink_exactly_once.sql");
+    const codes = eo.map((f) => f.code);
+    expect(codes).not.toContain("sink.at-least-once");
+    expect(codes).not.toContain("sink.append-duplicates");
+    expect(codes).not.toContain("sink.file-rewritten");
+    const byTable = (t: string) =>
+      eo.find((f) => f.code === "sink.exactly-once" && f.message.includes(`'${t}'`))!;
+    expect(byTable("big_orders_topic").fix).toMatch(/read_committed/);
+    expect(byTable("big_orders_table").message).toMatch(/append\), exactly once$/);
+    expect(byTable("big_orders_file").why).toMatch(/continues after the committed part/);
+    for (const t of ["big_orders_topic", "big_orders_table", "big_orders_file"])
+      expect(byTable(t).why, t).toMatch(/without --restore/);
+  });
+
+  it("an exactly-once Postgres upsert without a version column: no replayed older checkpoint", () => {
+    const source = readFileSync(join(CHECK_DIR, "sink_upsert_without_version.sql"), "utf8");
+    const eo = source.replace(
+      "'table-name' = 'balance_copy')",
+      "'table-name' = 'balance_copy', 'sink.delivery-guarantee' = 'exactly-once')",
+    );
+    expect(eo).not.toBe(source);
+    const why = (text: string) => {
+      const { out } = capture();
+      const r = checkScript(text, "upsert.sql", out);
+      if (typeof r === "number") throw new Error("did not plan");
+      return r.find((f) => f.code === "sink.no-version-column")!.why;
+    };
+    expect(why(source)).toMatch(/a restore from an older checkpoint/);
+    expect(why(eo)).not.toMatch(/a restore from an older checkpoint/);
+    expect(why(eo)).toMatch(/refuses a restore older than what it committed.*a backfill, a second writer/);
+  });
+
+  it("a file sink's finding says that a restore continues the file", () => {
+    const f = findingsOf("sql/revenue_minute.sql").find((x) => x.code === "sink.file-rewritten")!;
+    expect(f.message).toMatch(/a run started without --restore truncates the file$/);
+    expect(f.why).toMatch(
+      /restore \(weir run --restore\) cuts the file back to its length at the checkpoint and continues it/,
+    );
+    expect(f.why).not.toMatch(/every restart/i);
+  });
+
+  it("exactly-once that weir run refuses is an error up front, for the same sinks", async () => {
+    const file = "test/check/sink_exactly_once_refused.sql";
+    const refused = (settings: [string, string][]) => {
+      const { out } = capture();
+      const r = checkScript(readFileSync(join(ROOT, file), "utf8"), file, out, settings);
+      if (typeof r === "number") throw new Error("did not plan");
+      return r.filter((f) => f.code === "sink.exactly-once-refused");
+    };
+    const off = refused([]);
+    expect(off.map((f) => f.message.slice(0, f.message.indexOf(":")))).toEqual([
+      "sink 'big_orders_topic' (kafka, node 2)",
+      "sink 'big_orders_table' (jdbc, node 4)",
+      "sink 'big_orders_file' (filesystem, node 6)",
+    ]);
+    for (const f of off) expect(f.message).toMatch(/enable checkpointing/);
+    // weir run refuses the same sinks, before contacting any service.
+    const run = capture();
+    expect(await weir(["run", "--dry-run", join(ROOT, file)], run.out)).toBe(1);
+    const text = run.stderr.join("\n");
+    for (const t of ["big_orders_topic", "big_orders_table", "big_orders_file"])
+      expect(text).toContain(
+        `error: sink ${t}: 'sink.delivery-guarantee' = 'exactly-once' commits at checkpoints`,
+      );
+    // With checkpointing on, only the Kafka sink is refused: it has no transactional id prefix.
+    const dir = mkdtempSync(join(tmpdir(), "weir-check-eo-"));
+    const on = refused([
+      ["execution.checkpointing.interval", "10 s"],
+      ["execution.checkpointing.dir", dir],
+    ]);
+    expect(on.map((f) => f.message)).toEqual([
+      "sink 'big_orders_topic' (kafka, node 2): 'sink.delivery-guarantee' = 'exactly-once' needs 'sink.transactional-id-prefix' (unique per job writing to the cluster, stable across restores)",
+    ]);
+    expect(on[0]!.span?.line).toBe(9);
+  });
+
   it("a TTL turns the unbounded-state warning into a statement of the policy", () => {
     const { out } = capture();
     const source = readFileSync(join(CHECK_DIR, "state_unbounded.sql"), "utf8");

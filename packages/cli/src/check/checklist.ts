@@ -1,3 +1,4 @@
+import { deliveryProblems } from "@weir/connectors";
 import {
   type CatalogTable,
   type Expr,
@@ -645,27 +646,84 @@ class Checker {
       return;
     }
     const format = n.options.format ?? n.options["value.format"];
+    const guarantee = (n.options["sink.delivery-guarantee"] ?? "at-least-once").trim().toLowerCase();
+    const exactlyOnce = guarantee === "exactly-once";
+    if (exactlyOnce) {
+      // What `weir run` refuses before the job starts (and the sinks at open): say it up front.
+      const interval = this.checkpointIntervalMs();
+      const problem =
+        interval === undefined ? null : (deliveryProblems({ ...this.dag, nodes: [n] }, interval)[0] ?? null);
+      if (problem !== null) {
+        this.add({
+          area: "sink",
+          severity: "error",
+          code: "sink.exactly-once-refused",
+          message: `${describe(n)}: ${problem.replace(/^sink \S+: /, "")}`,
+          why: "weir run refuses the script before the job starts: an exactly-once sink commits its output when a checkpoint completes.",
+          fix:
+            interval === 0
+              ? `SET '${CP_INTERVAL}' = '10 s' and '${CP_DIR}' = '<durable path>', or use 'sink.delivery-guarantee' = 'at-least-once'.`
+              : "Fix what the message names, or use 'sink.delivery-guarantee' = 'at-least-once'.",
+          span: table?.optionSpans["sink.delivery-guarantee"]?.value ?? span,
+          node: n.id,
+        });
+        return;
+      }
+    }
+    const eoSpan = table?.optionSpans["sink.delivery-guarantee"]?.key ?? span;
     if (n.connector === "filesystem") {
+      if (exactlyOnce) {
+        this.add({
+          area: "sink",
+          severity: "info",
+          code: "sink.exactly-once",
+          message: `${describe(n)} receives ${receives} and writes them as ${format ?? "lines"}, exactly once: a line becomes visible when its checkpoint commits`,
+          why: "A restore (weir run --restore) commits what the checkpoint staged and continues after the committed part, so the file never holds a line twice nor one a crash takes back. A run started without --restore truncates the file and writes it anew.",
+          fix: "Readers see output about one checkpoint interval late; keep weir run --restore for restarts (a fresh start rewrites the file).",
+          span: eoSpan,
+          node: n.id,
+        });
+        return;
+      }
       this.add({
         area: "sink",
         severity: this.feedsFromUnbounded(n) ? "warning" : "info",
         code: "sink.file-rewritten",
-        message: `${describe(n)} receives ${receives} and writes them as ${format ?? "lines"}; the file is truncated when the job starts`,
-        why: "Every run (and every restart) rewrites the file from the rows it processes; it is not an idempotent store of results for a job that keeps running or restarts.",
-        fix: "For a long-running or restartable job, upsert into Postgres with a PRIMARY KEY (and 'sink.version-column').",
+        message: `${describe(n)} receives ${receives} and writes them as ${format ?? "lines"}; a run started without --restore truncates the file`,
+        why:
+          format === "arrow"
+            ? "A fresh run rewrites the file from the rows it processes, and a restore (weir run --restore) refuses an Arrow sink (it cannot continue the file); the file is readable only once the sink closes."
+            : "A fresh run rewrites the file from the rows it processes. A restore (weir run --restore) cuts the file back to its length at the checkpoint and continues it, but until then a reader may see lines written after the last checkpoint that a crash takes back.",
+        fix:
+          format === "arrow"
+            ? "For a long-running or restartable job, use a line format (with 'sink.delivery-guarantee' = 'exactly-once'), or upsert into Postgres with a PRIMARY KEY (and 'sink.version-column')."
+            : "For a long-running job, set 'sink.delivery-guarantee' = 'exactly-once' (lines become visible when their checkpoint commits), or upsert into Postgres with a PRIMARY KEY (and 'sink.version-column').",
         span,
         node: n.id,
       });
       return;
     }
     if (n.connector === "kafka") {
+      if (exactlyOnce) {
+        this.add({
+          area: "sink",
+          severity: "info",
+          code: "sink.exactly-once",
+          message: `${describe(n)} appends ${receives} to a topic, exactly once: one Kafka transaction per completed checkpoint`,
+          why: "A restore (weir run --restore) re-commits the restored checkpoint and skips what was committed: a read_committed consumer sees every row once. A read_uncommitted consumer also sees aborted transactions, and a run started without --restore is a new job that writes its rows again.",
+          fix: "Consumers must read with isolation.level=read_committed (Weir's Kafka source does by default); output is visible about one checkpoint interval late.",
+          span: eoSpan,
+          node: n.id,
+        });
+        return;
+      }
       this.add({
         area: "sink",
         severity: "warning",
         code: "sink.at-least-once",
         message: `${describe(n)} appends ${receives} to a topic, at least once`,
         why: "After a restart or a restore from a checkpoint, the rows since the last checkpoint are written again: consumers see duplicates (and, for a changelog, repeated changes).",
-        fix: "Use 'upsert-kafka' with a PRIMARY KEY (a compacted topic converges), or have consumers deduplicate by a deterministic key.",
+        fix: "Set 'sink.delivery-guarantee' = 'exactly-once' (with 'sink.transactional-id-prefix' and checkpointing; consumers read_committed), use 'upsert-kafka' with a PRIMARY KEY (a compacted topic converges), or have consumers deduplicate by a deterministic key.",
         span,
         node: n.id,
       });
@@ -698,6 +756,19 @@ class Checker {
       return;
     }
     if (POSTGRES.has(n.connector)) {
+      if (pk === null && exactlyOnce) {
+        this.add({
+          area: "sink",
+          severity: "info",
+          code: "sink.exactly-once",
+          message: `${describe(n)} has no PRIMARY KEY: rows are INSERTed (append), exactly once`,
+          why: "Each checkpoint's rows are inserted at its commit, in one transaction with the sink's progress row (weir_sink_progress): a restore (weir run --restore) never inserts them twice. A run started without --restore is a new job and inserts its rows again.",
+          fix: "Restart with weir run --restore; rows are visible about one checkpoint interval late.",
+          span: eoSpan,
+          node: n.id,
+        });
+        return;
+      }
       if (pk === null) {
         this.add({
           area: "sink",
@@ -705,7 +776,7 @@ class Checker {
           code: "sink.append-duplicates",
           message: `${describe(n)} has no PRIMARY KEY: rows are INSERTed (append)`,
           why: "After a restart or restore the rows since the last checkpoint are inserted again: the table gets duplicate rows.",
-          fix: "Declare a deterministic PRIMARY KEY (the result's grain, e.g. window_start + group keys) so that the sink upserts.",
+          fix: "Declare a deterministic PRIMARY KEY (the result's grain, e.g. window_start + group keys) so that the sink upserts, or set 'sink.delivery-guarantee' = 'exactly-once' (with checkpointing).",
           span,
           node: n.id,
         });
@@ -721,7 +792,9 @@ class Checker {
           severity: "warning",
           code: "sink.no-version-column",
           message: `${describe(n)} upserts by (${pk}) without 'sink.version-column'`,
-          why: "A replay of the same changes converges, but an older write (a backfill, a restore from an older checkpoint, a second writer) overwrites a newer row.",
+          why: exactlyOnce
+            ? "Exactly-once writes each checkpoint's changes once (and refuses a restore older than what it committed), but an older write from elsewhere (a backfill, a second writer) overwrites a newer row."
+            : "A replay of the same changes converges, but an older write (a backfill, a restore from an older checkpoint, a second writer) overwrites a newer row.",
           fix:
             candidates.length > 0
               ? `Add 'sink.version-column' = '${candidates[0]}' to the WITH options: an older version then never overwrites a newer one.`
@@ -757,9 +830,15 @@ class Checker {
 
   // ---- Operations --------------------------------------------------------------------------
 
+  /** The checkpoint interval in ms (0: off; undefined: not a duration, reported by Operations). */
+  private checkpointIntervalMs(): number | undefined {
+    const text = this.settings[CP_INTERVAL];
+    return text === undefined ? 0 : parseDuration(text);
+  }
+
   private checkOperations(sources: readonly SourceNode[]): void {
     const intervalText = this.settings[CP_INTERVAL];
-    const interval = intervalText === undefined ? 0 : parseDuration(intervalText);
+    const interval = this.checkpointIntervalMs();
     const dir = this.settings[CP_DIR]?.trim();
     const unbounded = sources.some((s) => this.unbounded(s));
     const intervalSpan = this.input.settingSpans.get(CP_INTERVAL) ?? null;

@@ -12,6 +12,7 @@ import { UsageError } from "../args.js";
 import { checkJob, type Finding } from "../check/checklist.js";
 import { countFindings, findingsJson, renderFindings } from "../check/report.js";
 import { Engine, EXIT_INVALID, EXIT_OK } from "../engine/engine.js";
+import { scriptRedaction, scrubOutput } from "../engine/errors.js";
 import type { Output } from "../output.js";
 import { readSource } from "./parse.js";
 
@@ -38,10 +39,13 @@ export function planForCheck(
 ): PlannedScript | null | undefined {
   const parsed = parse(source);
   if (parsed.diagnostics.length > 0) {
-    for (const d of parsed.diagnostics) out.err(renderDiagnostic(d, source, file));
+    const redaction = scriptRedaction(source, parsed.statements, file);
+    for (const d of parsed.diagnostics)
+      out.err(scrubOutput(renderDiagnostic(d, source, file), redaction.secrets, redaction));
     if (parsed.diagnostics.some((d) => d.severity === "error")) return undefined;
   }
   const engine = new Engine({ cwd: process.cwd(), out, settings });
+  engine.useScript(source, parsed.statements, file);
   const targets: PlanTarget[] = [];
   const settingSpans = new Map<string, SourceSpan>();
   const viewTables = new Set<string>();
@@ -140,6 +144,11 @@ export function checkCommand(cmd: CommandLine, out: Output): number {
     throw new UsageError("weir check needs a file: weir check FILE.sql [--strict] [--json]");
   const source = readSource(file, out);
   if (source === undefined) return EXIT_INVALID;
+  // A finding echoes its SQL line, which may hold a password: hidden as weir run hides it.
+  const redaction = scriptRedaction(source, parse(source).statements, file);
+  const scrub = (l: string) => scrubOutput(l, redaction.secrets, redaction);
+  const raw = out;
+  out = { out: (l) => raw.out(scrub(l)), err: (l) => raw.err(scrub(l)) };
   const findings = checkScript(source, file, out, cmd.sets);
   if (typeof findings === "number") return findings;
   if (findings.length === 0 && !cmd.flags.has("json")) {

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { parse, renderDiagnostic, statementKindLabel } from "@weir/parser";
 import type { CommandLine } from "../args.js";
 import { UsageError } from "../args.js";
+import { scriptRedaction, scrubOutput } from "../engine/errors.js";
 import type { Output } from "../output.js";
 
 /**
@@ -15,7 +16,10 @@ export function parseCommand(cmd: CommandLine, out: Output): number {
   if (source === undefined) return 1;
   const result = parse(source);
   if (result.diagnostics.length > 0) {
-    for (const d of result.diagnostics) out.err(renderDiagnostic(d, source, file));
+    // An echoed line may hold a password: hidden as weir run hides it.
+    const redaction = scriptRedaction(source, result.statements, file);
+    for (const d of result.diagnostics)
+      out.err(scrubOutput(renderDiagnostic(d, source, file), redaction.secrets, redaction));
     const errors = result.diagnostics.filter((d) => d.severity === "error").length;
     out.err(`${errors} error${errors === 1 ? "" : "s"} in ${file}`);
     if (errors > 0) return 1;

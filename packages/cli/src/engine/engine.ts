@@ -24,7 +24,6 @@ import {
   redactOption,
   Session,
   type SourceSpan,
-  scrubSecrets,
   secretValues,
   showCreate,
   type TableTarget,
@@ -47,7 +46,7 @@ import {
   planCheckpoints,
   type SavepointRequests,
 } from "./checkpointing.js";
-import { optionSecrets, renderRuntimeError } from "./errors.js";
+import { renderRuntimeError, type ScriptRedaction, scriptRedaction, scrubOutput } from "./errors.js";
 import { EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_RUNTIME } from "./exit-codes.js";
 import { Interrupted, MaterializedViews, serveSetting } from "./materialized-views.js";
 import { formatCheckpointSummary, formatSummary, jsonMetrics, ProgressLine } from "./summary.js";
@@ -132,7 +131,7 @@ export class Engine {
       out: (l) => options.out.out(l),
       err: (raw) => {
         // An error message may quote an option or a server's answer: never a password.
-        const l = scrubSecrets(raw, this.secrets());
+        const l = this.scrub(raw);
         this.errorLines.push(l);
         options.out.err(l);
       },
@@ -154,12 +153,26 @@ export class Engine {
     await this.views.stop();
   }
 
-  /** Secrets written in the script's `WITH (...)` and `OPTIONS(...)` (echoed source lines show them). */
-  private scriptSecrets: string[] = [];
+  /** The secrets written in the script's `WITH (...)`, `OPTIONS(...)` and SET, and where they are. */
+  private script: ScriptRedaction | undefined;
+
+  /**
+   * The script (or the shell's statement) being executed: its secrets are hidden from output
+   * even before its tables are in the catalog, its echoed lines by position, and its file name
+   * is shown as it is.
+   */
+  useScript(source: string, statements: readonly Statement[], file: string): void {
+    this.script = scriptRedaction(source, statements, file);
+  }
+
+  /** `text` as output may show it: no secret of the script or the catalog in it (see `scrubOutput`). */
+  scrub(text: string): string {
+    return scrubOutput(text, this.secrets(), this.script);
+  }
 
   /** The secrets of the script and of the catalog's tables and views (see `secretValues`). */
   private secrets(): string[] {
-    const out: string[] = [...this.scriptSecrets];
+    const out: string[] = [...(this.script?.secrets ?? [])];
     for (const kind of ["table", "materialized-view"] as const) {
       for (const name of this.catalog.names(kind)) {
         const o = this.catalog.get(name);
@@ -216,7 +229,7 @@ export class Engine {
   private async runStatements(source: string, opts: ScriptOptions): Promise<number> {
     this.scriptSource = source;
     const parsed = parse(source);
-    this.scriptSecrets = optionSecrets(parsed.statements);
+    this.useScript(source, parsed.statements, opts.file);
     if (parsed.diagnostics.length > 0) {
       this.report(parsed.diagnostics, source, opts.file);
       return parsed.diagnostics.some((d) => d.severity === "error") ? EXIT_INVALID : EXIT_OK;
@@ -339,7 +352,8 @@ export class Engine {
 
   private report(diagnostics: readonly Diagnostic[], source: string, file: string): void {
     for (const d of diagnostics)
-      (d.severity === "error" ? this.out : this.options.out).err(renderDiagnostic(d, source, file));
+      if (d.severity === "error") this.out.err(renderDiagnostic(d, source, file));
+      else this.options.out.err(this.scrub(renderDiagnostic(d, source, file)));
   }
 
   private bind(stmt: Statement, source: string, file: string): BoundStatement {

@@ -1,4 +1,4 @@
-import type { PhysicalDag } from "@weir/planner";
+import { dagSecrets, type PhysicalDag, scrubSecrets } from "@weir/planner";
 import { Job, type JobOptions, type JobResult } from "@weir/runtime";
 import { checkpointBytes, checkpointStateBytes } from "../engine/checkpointing.js";
 import { MetricsExposition, MetricsServer } from "./exposition.js";
@@ -45,6 +45,10 @@ export class MetricsHub {
     const onProgress = options.onProgress;
     const cp = options.checkpoint;
     const settings = { ...dag.settings, ...options.settings };
+    // The job page shows errors and abort reasons, which may quote an option or a client's
+    // answer (a connection string): never a password.
+    const secrets = dagSecrets(dag);
+    const scrub = (text: string) => scrubSecrets(text, secrets);
     // The per-row event-time lag at the sinks is tracked only when someone can look at it.
     const served = settings["weir.metrics.port"] !== undefined || settings["weir.ui.port"] !== undefined;
     const job = new Job(dag, {
@@ -64,7 +68,7 @@ export class MetricsHub {
               },
               onAborted: (id, reason) => {
                 cp.onAborted?.(id, reason);
-                monitor?.checkpointAborted(id, reason);
+                monitor?.checkpointAborted(id, reason === undefined ? undefined : scrub(reason));
               },
             },
           }
@@ -81,7 +85,7 @@ export class MetricsHub {
       monitor.opened();
       result = await job.run();
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
+      const message = scrub(e instanceof Error ? e.message : String(e));
       monitor.event("error", message);
       this.finish({ monitor, status: "failed", error: message });
       await job.close().catch(() => undefined);

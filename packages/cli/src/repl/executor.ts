@@ -81,6 +81,7 @@ export class StatementExecutor {
     const command = clientCommand(source);
     if (command !== undefined) return this.client(command);
     const parsed = parse(source);
+    this.engine.useScript(source, parsed.statements, file);
     if (parsed.diagnostics.length > 0) {
       for (const d of parsed.diagnostics) this.err(renderDiagnostic(d, source, file));
       if (parsed.diagnostics.some((d) => d.severity === "error")) return "invalid";

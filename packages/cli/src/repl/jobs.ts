@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { PhysicalDag } from "@weir/planner";
+import { dagSecrets, type PhysicalDag, scrubSecrets } from "@weir/planner";
 import type { JobMetrics, JobOptions, JobResult, SourceMetrics } from "@weir/runtime";
 import { type CheckpointPlan, checkpointJobOptions, SavepointRequests } from "../engine/checkpointing.js";
 import { formatWatermark, totalLag, watermarkLag } from "../engine/summary.js";
@@ -76,7 +76,8 @@ export class JobManager {
       },
       (e: unknown) => {
         info.state = "FAILED";
-        info.error = e instanceof Error ? e.message : String(e);
+        // SHOW JOBS and the notice show the error, which may quote an option: never a password.
+        info.error = scrubSecrets(e instanceof Error ? e.message : String(e), dagSecrets(dag));
         const notice = `[ERROR] Job ${info.id} (${info.name}) failed: ${info.error}`;
         if (this.onNotice) this.onNotice(notice);
         else this.notices.push(notice);

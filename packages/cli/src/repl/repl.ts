@@ -48,7 +48,8 @@ async function shell(cmd: CommandLine, out: Output, engine: Engine): Promise<num
     jobs,
     screen,
     (onKey, work) => (input ? input.busy(onKey, work) : work()),
-    (l) => out.err(l),
+    // Diagnostics echo the typed statement, job errors may quote options: never a password.
+    (l) => out.err(engine.scrub(l)),
   );
 
   const init = flagValue(cmd, "i");
