@@ -266,17 +266,36 @@ class ByteReader {
         p++;
         c = p < end ? b[p] : -1;
         while (c === 32 || c === 9 || c === 10 || c === 13) c = ++p < end ? b[p] : -1;
-        this.p = p;
         const f = idx < 0 ? null : plan.fields[idx];
+        // A string without escapes (the common value): scanned here, as `stringEnd` scans it;
+        // anything else (an escape, a control or non-ASCII byte, the end) goes the general way
+        // from the same position.
+        let q = -1;
+        if (c === 34 && (f === null || f.kind === K.STRING)) {
+          q = p + 1;
+          while (q < end && STRING_BYTE[b[q]] === 0) q++;
+          if (q >= end || b[q] !== 34) q = -1;
+        }
         if (f === null) {
-          this.skip();
+          if (q >= 0) p = q + 1;
+          else {
+            this.p = p;
+            this.skip();
+            p = this.p;
+          }
           if (idx >= 0) expect = idx + 1;
         } else {
-          row[idx] = this.value(f);
+          if (q >= 0) {
+            row[idx] = ascii(b, p + 1, q);
+            p = q + 1;
+          } else {
+            this.p = p;
+            row[idx] = this.value(f);
+            p = this.p;
+          }
           if (idx < 31) seen |= 1 << idx;
           expect = idx + 1;
         }
-        p = this.p;
         c = p < end ? b[p] : -1;
         while (c === 32 || c === 9 || c === 10 || c === 13) c = ++p < end ? b[p] : -1;
         p++;
