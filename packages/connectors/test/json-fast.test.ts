@@ -234,6 +234,24 @@ const VALID = [
   '{"event_id":"bad \\x escape"}',
   '{"event_id":"control \u0001 char"}',
   '{"event_id":"unterminated}',
+  // plain strings (scanned in place by the byte reader's object loop), read and skipped, at the edges
+  '{"event_id":"","unknown":"","n":1}',
+  '{"event_id":"café","n":1}',
+  '{"unknown":"naïve","event_id":"x"}',
+  '{"unknown":"😀","event_id":"😀"}',
+  '{"unknown":"ctl \\u0002 raw \u0002","event_id":"x"}',
+  '{"event_id":"raw\ttab"}',
+  // a control or non-ASCII byte ends no string: what follows it must not be read as JSON
+  '{"event_id":"x\u0001,"n":2}',
+  '{"unknown":"x\u0001,"n":2}',
+  '{"event_id":"x\u0080,"n":2}',
+  '{"unknown":"x\u00e9,"n":2}',
+  '{"unknown":"unterminated}',
+  '{"unknown":"x"',
+  '{"event_id":"x"',
+  '{"event_id":"a\\","unknown":"b\\"}',
+  '{"event_id":"a\\\\","unknown":"b\\\\"}',
+  '{"unknown":"a value well over twelve bytes long","event_id":"another value well over twelve bytes"}',
   '{"event_id":"e"',
   '{"event_id":"e",}',
   '{"event_id":"e" "n":1}',
@@ -325,6 +343,38 @@ describe("json fast path: same rows and errors as the full path", () => {
         expect(a.at(-1)).toBe("rowtime");
       }
     }
+  });
+
+  it("the byte reader with a spare slot: the same rows, of the fields' length, each an array of its own", () => {
+    const o = jsonValueOptions(new FormatOptions({}, "json"));
+    for (const proj of [undefined, new Set([0, 3])]) {
+      const spare = compileByteRowReader(ORDER, o, proj, true, 1)!;
+      const plain = compileByteRowReader(ORDER, o, proj, true)!;
+      for (const line of VALID) {
+        const bytes = Buffer.from(line);
+        const a = spare(bytes, 0, bytes.length);
+        const b = plain(bytes, 0, bytes.length);
+        expect(a === undefined ? undefined : same(a, b)).toBe(b === undefined ? undefined : true);
+        if (a === undefined || b === undefined) continue;
+        expect(a.length).toBe(ORDER.length);
+        a.push("rowtime");
+        a[0] = "changed";
+        b[1] = "changed";
+        // the next rows are fresh: nothing written to one row shows in another
+        const again = plain(bytes, 0, bytes.length)!;
+        expect(again.length).toBe(ORDER.length);
+        expect(again).not.toContain("changed");
+        expect(spare(bytes, 0, bytes.length)!.length).toBe(ORDER.length);
+      }
+    }
+    const nested = compileByteRowReader(NESTED, o, undefined, false, 1)!;
+    const bytes = Buffer.from(
+      '{"event_type":2,"bid":{"auction":1,"url":"u","dateTime":"2024-01-01 00:00:00.000"}}',
+    );
+    const row = nested(bytes, 0, bytes.length)!;
+    expect(row).toEqual([2, [1, "u", Date.UTC(2024, 0, 1)], null, null, null]);
+    (row[1] as unknown[])[0] = 9;
+    expect(nested(bytes, 0, bytes.length)).toEqual([2, [1, "u", Date.UTC(2024, 0, 1)], null, null, null]);
   });
 
   it("with fail-on-missing-field and ISO-8601 timestamps", () => {

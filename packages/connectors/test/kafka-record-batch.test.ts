@@ -4,7 +4,12 @@
 import { createRequire } from "node:module";
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
-import { kafkajsInternals, makeBatch, makeRecordBatchDecoder } from "../src/kafka/record-batch.js";
+import {
+  kafkajsInternals,
+  makeBatch,
+  makeRecordBatchDecoder,
+  smallOffset,
+} from "../src/kafka/record-batch.js";
 
 const require = createRequire(new URL("../package.json", import.meta.url));
 const src = (p: string) => require(`kafkajs/src/${p}`);
@@ -182,6 +187,45 @@ describe("kafkajs record batch decoder replacement", () => {
     }
   });
 
+  it("returns kafkajs's timestamps for records sharing one (the text reused), then another, then it again", async () => {
+    for (const firstTimestamp of ["1782259200000", "9007199254740000", "-1"]) {
+      await expectSame(
+        await batch({
+          firstTimestamp,
+          records: [0, 0, 0, 5, 5, 0, -3, -3, 2 ** 45, 2 ** 45, 0].map((t) => ({ value: `t${t}`, t })),
+        }),
+      );
+    }
+    // batch after batch: the reused text is the batch's own (each batch starts afresh)
+    await expectSame(
+      Buffer.concat([
+        await batch({
+          firstTimestamp: "1000",
+          records: [
+            { value: "a", t: 5 },
+            { value: "b", t: 5 },
+          ],
+        }),
+        await batch({
+          firstTimestamp: "1005",
+          firstOffset: "2",
+          records: [
+            { value: "c", t: 0 },
+            { value: "d", t: 1 },
+          ],
+        }),
+        await batch({
+          firstTimestamp: "2000",
+          firstOffset: "4",
+          records: [
+            { value: "e", t: 5 },
+            { value: "f", t: 5 },
+          ],
+        }),
+      ]),
+    );
+  });
+
   it("handles control, transactional and LOG_APPEND_TIME batches, several in a row", async () => {
     const txn = await batch({ transactional: true, firstOffset: "10", records: plain });
     const marker = withAttributes(
@@ -269,7 +313,38 @@ describe("kafkajs Batch replacement", () => {
       ],
       aborted: [{ producerId: "7", firstOffset: "4" }],
     },
+    // offsets not written canonically (compared as kafkajs's Long compares them), and a hole
+    { fetched: "4", messages: ["03", "4", "05", "-1", "6"].map((o) => message(o)) },
+    { fetched: "05", messages: offsets.map((o) => message(o)) },
+    { fetched: "-1", messages: ["-1", "0", "1"].map((o) => message(o)) },
+    {
+      fetched: "3",
+      // biome-ignore lint/suspicious/noSparseArray: a hole, which filter passes over
+      messages: [message("3"), , message("5")] as ReturnType<typeof message>[],
+    },
+    { fetched: "3", messages: offsets.map((o) => message(o, { isControlRecord: o === "3" })) },
   ];
+
+  it("reads a small offset as Number() does where String() gives the text back, else NaN", () => {
+    const reference = (s: unknown): number => {
+      if (typeof s !== "string" || s.length >= 16) return Number.NaN;
+      const n = Number(s);
+      return Number.isInteger(n) && String(n) === s ? n : Number.NaN;
+    };
+    const texts: unknown[] = [
+      ...["", "0", "-0", "00", "01", "-01", "1", "-1", "-", "+1", " 1", "1 ", "1e3", "1.0", "0x10", "1_0"],
+      ...["999999999999999", "-99999999999999", "1000000000000000", "-999999999999999", "12a", "٣"],
+      ...[5, null, undefined, 1n],
+    ];
+    const random = rng(3);
+    for (let n = 0; n < 2000; n++) {
+      const len = 1 + Math.floor(random() * 17);
+      let t = random() < 0.2 ? "-" : "";
+      for (let k = 0; k < len; k++) t += "0123456789-e."[Math.floor(random() * (random() < 0.9 ? 10 : 13))];
+      texts.push(t);
+    }
+    for (const t of texts) expect(Object.is(smallOffset(t), reference(t)), String(t)).toBe(true);
+  });
 
   it("filters, and answers every method, as kafkajs's does", () => {
     for (const c of cases) {
@@ -292,6 +367,9 @@ describe("kafkajs Batch replacement", () => {
       ]) {
         expect(isDeepStrictEqual(b[f], a[f]), `${c.fetched} ${f}`).toBe(true);
       }
+      // arrays of their own, as kafkajs's filters make them
+      expect(b.messagesWithinOffset === b.rawMessages).toBe(a.messagesWithinOffset === a.rawMessages);
+      expect(b.messages === b.messagesWithinOffset).toBe(a.messages === a.messagesWithinOffset);
       for (const m of [
         "isEmpty",
         "isEmptyIncludingFiltered",

@@ -148,6 +148,14 @@ const STRING_BYTE = new Uint8Array(256).fill(3, 0, 32).fill(3, 0x80, 256);
 STRING_BYTE[34] = 1;
 STRING_BYTE[92] = 2;
 
+/** Whether the key at `b[at..end)` is exactly `name` followed by its closing quote. */
+function sameKey(b: Buffer, end: number, at: number, name: Uint8Array): boolean {
+  const len = name.length;
+  if (at + len >= end) return false;
+  for (let k = 0; k < len; k++) if (b[at + k] !== name[k]) return false;
+  return b[at + len] === 34;
+}
+
 class ByteReader {
   private b: Buffer = Buffer.alloc(0);
   /** Where `unescape` writes a string's bytes. */
@@ -158,6 +166,8 @@ class ByteReader {
   private smallInt = false;
   private intValue = 0;
   private escaped = false;
+  /** All-null rows by width, which `object` copies. */
+  private readonly blanks: unknown[][] = [];
 
   constructor(
     private readonly exact: boolean,
@@ -197,76 +207,105 @@ class ByteReader {
     this.p = p;
   }
 
-  private sameKey(at: number, name: Uint8Array): boolean {
-    const len = name.length;
-    if (at + len >= this.end) return false;
-    const b = this.b;
-    for (let k = 0; k < len; k++) if (b[at + k] !== name[k]) return false;
-    return b[at + len] === 34;
-  }
-
   private object(plan: RowPlan, spare = 0): unknown[] {
     if (++this.depth > MAX_JSON_DEPTH) throw GIVE_UP;
     const n = plan.n;
     const names = plan.nameBytes;
-    let row: unknown[];
-    if (spare === 0) row = new Array<unknown>(n).fill(null);
-    else {
-      row = new Array<unknown>(n + spare).fill(null);
-      for (let k = 0; k < spare; k++) row.pop();
+    // A copy of an all-null row of the width (a packed array, copied in one go: cheaper than
+    // `new Array(w).fill(null)`); the spare slots are popped, leaving their room.
+    const width = n + spare;
+    let blank = this.blanks[width];
+    if (blank === undefined) {
+      blank = [];
+      for (let k = 0; k < width; k++) blank.push(null);
+      this.blanks[width] = blank;
     }
+    const row = blank.slice();
+    for (let k = 0; k < spare; k++) row.pop();
     let seen = 0;
     let expect = 0;
-    this.p++;
-    this.ws();
-    if (this.at(this.p) === 125) {
-      this.p++;
+    // The position is kept in a local between values (`this.p` is written for `value`, `skip` and
+    // `stringEnd`, and read back after them): the same steps as `at` and `ws`, on locals.
+    const b = this.b;
+    const end = this.end;
+    let p = this.p + 1;
+    let c = p < end ? b[p] : -1;
+    while (c === 32 || c === 9 || c === 10 || c === 13) c = ++p < end ? b[p] : -1;
+    if (c === 125) {
+      p++;
     } else {
       for (;;) {
-        if (this.at(this.p) !== 34) throw GIVE_UP;
-        const keyStart = this.p + 1;
+        if (c !== 34) throw GIVE_UP;
+        const keyStart = p + 1;
         let idx = -1;
         const next = expect < n && plan.plain[expect] ? names[expect] : null;
-        if (next !== null && this.sameKey(keyStart, next)) {
+        if (next !== null && sameKey(b, end, keyStart, next)) {
           idx = expect;
-          this.p = keyStart + next.length + 1;
+          p = keyStart + next.length + 1;
         } else {
+          this.p = p;
           const keyEnd = this.stringEnd();
           if (this.escaped) {
-            const key = JSON.parse(latin1(this.b, keyStart - 1, keyEnd + 1)) as string;
+            const key = JSON.parse(latin1(b, keyStart - 1, keyEnd + 1)) as string;
             idx = plan.names.indexOf(key);
           } else {
             const len = keyEnd - keyStart;
             for (let k = 0; k < n; k++) {
               const nb = names[k];
-              if (nb !== null && nb.length === len && this.sameKey(keyStart, nb)) {
+              if (nb !== null && nb.length === len && sameKey(b, end, keyStart, nb)) {
                 idx = k;
                 break;
               }
             }
           }
-          this.p = keyEnd + 1;
+          p = keyEnd + 1;
         }
-        this.ws();
-        if (this.at(this.p) !== 58) throw GIVE_UP;
-        this.p++;
-        this.ws();
+        c = p < end ? b[p] : -1;
+        while (c === 32 || c === 9 || c === 10 || c === 13) c = ++p < end ? b[p] : -1;
+        if (c !== 58) throw GIVE_UP;
+        p++;
+        c = p < end ? b[p] : -1;
+        while (c === 32 || c === 9 || c === 10 || c === 13) c = ++p < end ? b[p] : -1;
         const f = idx < 0 ? null : plan.fields[idx];
+        // A string without escapes (the common value): scanned here, as `stringEnd` scans it;
+        // anything else (an escape, a control or non-ASCII byte, the end) goes the general way
+        // from the same position.
+        let q = -1;
+        if (c === 34 && (f === null || f.kind === K.STRING)) {
+          q = p + 1;
+          while (q < end && STRING_BYTE[b[q]] === 0) q++;
+          if (q >= end || b[q] !== 34) q = -1;
+        }
         if (f === null) {
-          this.skip();
+          if (q >= 0) p = q + 1;
+          else {
+            this.p = p;
+            this.skip();
+            p = this.p;
+          }
           if (idx >= 0) expect = idx + 1;
         } else {
-          row[idx] = this.value(f);
+          if (q >= 0) {
+            row[idx] = ascii(b, p + 1, q);
+            p = q + 1;
+          } else {
+            this.p = p;
+            row[idx] = this.value(f);
+            p = this.p;
+          }
           if (idx < 31) seen |= 1 << idx;
           expect = idx + 1;
         }
-        this.ws();
-        const c = this.at(this.p++);
+        c = p < end ? b[p] : -1;
+        while (c === 32 || c === 9 || c === 10 || c === 13) c = ++p < end ? b[p] : -1;
+        p++;
         if (c === 125) break;
         if (c !== 44) throw GIVE_UP;
-        this.ws();
+        c = p < end ? b[p] : -1;
+        while (c === 32 || c === 9 || c === 10 || c === 13) c = ++p < end ? b[p] : -1;
       }
     }
+    this.p = p;
     this.depth--;
     if (this.strict) {
       if (plan.n > 31) throw GIVE_UP;

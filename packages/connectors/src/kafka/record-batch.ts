@@ -53,6 +53,12 @@ interface Fast {
   readonly isControlBatch: boolean;
   /** The record timestamp is the batch's max timestamp (LOG_APPEND_TIME). */
   readonly appendTime: boolean;
+  /**
+   * The last timestamp written and its text: records of a batch often share a timestamp (a
+   * producer's batch, to the millisecond), and the same string serves them all.
+   */
+  lastTimestamp: number;
+  lastTimestampText: string;
 }
 
 interface BatchContext {
@@ -117,9 +123,12 @@ export function makeRecordBatchDecoder(k: Internals): (fetchDecoder: KDecoder) =
     if (f.appendTime) timestamp = f.ctx.maxTimestamp;
     else {
       const ts = f.firstTimestamp + timestampDelta;
-      timestamp = Number.isSafeInteger(ts)
-        ? String(ts)
-        : Long.fromValue(f.ctx.firstTimestamp).add(Long.fromNumber(timestampDelta)).toString();
+      if (ts === f.lastTimestamp) timestamp = f.lastTimestampText;
+      else if (Number.isSafeInteger(ts)) {
+        timestamp = String(ts);
+        f.lastTimestamp = ts;
+        f.lastTimestampText = timestamp;
+      } else timestamp = Long.fromValue(f.ctx.firstTimestamp).add(Long.fromNumber(timestampDelta)).toString();
     }
     r = 0;
     i = 0;
@@ -187,6 +196,8 @@ export function makeRecordBatchDecoder(k: Internals): (fetchDecoder: KDecoder) =
       firstTimestamp: safeNumber(ctx.firstTimestamp),
       isControlBatch,
       appendTime: timestampType === k.LOG_APPEND_TIME && Boolean(maxTimestamp),
+      lastTimestamp: Number.NaN,
+      lastTimestampText: "",
     };
     if (!codec) return recordsDecoder.readArray((decoder) => decodeRecord(decoder, f));
     const length = recordsDecoder.readInt32();
@@ -307,11 +318,36 @@ interface LongT {
   toString(): string;
 }
 
-/** A decimal offset below 10^15 written canonically (as kafkajs writes them) as a number, else NaN. */
-function smallOffset(s: unknown): number {
-  if (typeof s !== "string" || s.length >= 16) return Number.NaN;
-  const n = Number(s);
-  return Number.isInteger(n) && String(n) === s ? n : Number.NaN;
+/**
+ * A decimal offset below 10^15 written canonically (as kafkajs writes them) as a number, else NaN:
+ * what `Number(s)` is where `String(Number(s)) === s` and it is an integer, for `s` shorter than
+ * 16 characters — read digit by digit, without the string `String` would build for each record.
+ */
+export function smallOffset(s: unknown): number {
+  if (typeof s !== "string") return Number.NaN;
+  const len = s.length;
+  if (len === 0 || len >= 16) return Number.NaN;
+  const neg = s.charCodeAt(0) === 45;
+  let i = neg ? 1 : 0;
+  if (i === len) return Number.NaN;
+  // a leading 0 only as "0" itself ("-0" is written "0", "01" is not canonical)
+  if (s.charCodeAt(i) === 48) return len === 1 ? 0 : Number.NaN;
+  let n = 0;
+  for (; i < len; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return Number.NaN;
+    n = n * 10 + c;
+  }
+  return neg ? -n : n;
+}
+
+/** The same elements as `a.filter(keep)`: a copy when all of `a` is kept (no growing). */
+function keepAll<T>(a: T[], keep: (x: T) => boolean): T[] {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    if ((x === undefined && !(i in a)) || !keep(x)) return a.filter(keep);
+  }
+  return a.slice();
 }
 
 /**
@@ -352,7 +388,7 @@ export function makeBatch(require: NodeJS.Require): unknown {
       const f = smallOffset(fetchedOffset);
       if (!Number.isNaN(f)) {
         let longFetched: LongT | null = null;
-        this.messagesWithinOffset = messages.filter((m) => {
+        this.messagesWithinOffset = keepAll(messages, (m) => {
           const n = smallOffset(m.offset);
           if (!Number.isNaN(n)) return n >= f;
           longFetched ??= Long.fromValue(fetchedOffset);
@@ -365,7 +401,8 @@ export function makeBatch(require: NodeJS.Require): unknown {
       this.messages = filterAbortedMessages({
         messages: this.messagesWithinOffset,
         abortedTransactions,
-      }).filter((message) => !message.isControlRecord);
+      });
+      this.messages = keepAll(this.messages, (message) => !message.isControlRecord);
     }
 
     isEmpty(): boolean {

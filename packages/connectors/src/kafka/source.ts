@@ -151,6 +151,8 @@ export class KafkaSourceReader implements SourceReader {
   private node!: SourceNode;
   private metrics!: Map<string, number>;
   private layout!: KafkaLayout;
+  /** An all-null connector row (packed), which `assemble` copies. */
+  private blankRow: unknown[] = [];
   private upsert = false;
   private valueDecoder!: MessageDecoder;
   private keyDecoder: KeyDecoder | null = null;
@@ -222,6 +224,8 @@ export class KafkaSourceReader implements SourceReader {
     });
     const pk = node.primaryKey ? node.primaryKey.map((i) => outputToColumn.get(i) ?? -1) : null;
     this.layout = kafkaLayout(node.table, this.upsert ? "upsert-kafka" : "kafka", options, columns, pk);
+    this.blankRow = [];
+    for (let i = 0; i < this.layout.width; i++) this.blankRow.push(null);
     this.valueDecoder = messageDecoder(this.valueSpec(outputToColumn));
     // The value decoder's row is the connector row as it is: no key, no metadata, same columns.
     this.valueIsRow =
@@ -705,7 +709,7 @@ export class KafkaSourceReader implements SourceReader {
   /** The connector row: key fields from the key, value fields from the value (they win under ALL), metadata. */
   private assemble(value: Row | null, key: Row | null, m: KafkaMessage, part: PartitionState): Row {
     const layout = this.layout;
-    const row = new Array<unknown>(layout.width).fill(null);
+    const row = this.blankRow.slice();
     if (key !== null && layout.key !== null) {
       const kf = layout.key.fields;
       for (let i = 0; i < kf.length; i++) row[kf[i].column] = key[i];
