@@ -206,7 +206,7 @@ export function compileValueEncoder(t: DataType): ValueEncoder {
       return (v) => formatPgTimestamp(v as number);
     case "TIMESTAMP_LTZ":
       if (isPreciseTimestamp(t)) return (v) => `${formatPgTimestampNanos(v as bigint, t.precision)}+00`;
-      return (v) => `${formatPgTimestamp(v as number)}+00`;
+      return (v) => formatPgTimestampUtc(v as number);
     case "INTERVAL_DAY_TIME":
       return (v) => `${v} milliseconds`;
     case "INTERVAL_YEAR_MONTH":
@@ -330,24 +330,47 @@ export function formatPgDate(days: number): string {
 /** `00`..`59` and `000`..`999`, for the time of day of {@link formatPgTimestamp}. */
 const PAD2 = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, "0"));
 const PAD3 = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, "0"));
+const PAD3_UTC = PAD3.map((p) => `${p}+00`);
 
 /** The day {@link formatPgTimestamp} formatted last, and its date text: a sink's rows mostly share days. */
 let lastDays = Number.NaN;
 let lastDate = "";
 let lastBc = false;
+/**
+ * The second {@link formatPgTimestamp} formatted last and its text up to the fraction's dot
+ * (`YYYY-MM-DD HH:MM:SS.`); a sink's rows mostly come in time order, many to a second.
+ */
+let lastSecond = Number.NaN;
+let lastSecondText = "";
 
 export function formatPgTimestamp(ms: number): string {
-  const days = Math.floor(ms / MS_PER_DAY);
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) secondText(second);
+  const text = lastSecondText + PAD3[ms - second * 1000];
+  return lastBc ? `${text} BC` : text;
+}
+
+/** {@link formatPgTimestamp} with `+00` (TIMESTAMP_LTZ: the instant in UTC). */
+export function formatPgTimestampUtc(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) secondText(second);
+  return lastBc
+    ? `${lastSecondText}${PAD3[ms - second * 1000]} BC+00`
+    : lastSecondText + PAD3_UTC[ms - second * 1000];
+}
+
+/** Sets {@link lastSecond} and its text. */
+function secondText(second: number): void {
+  const days = Math.floor(second / 86_400);
   if (days !== lastDays) {
     const date = formatPgDate(days);
     lastBc = date.endsWith(" BC");
     lastDate = lastBc ? date.slice(0, -3) : date;
     lastDays = days;
   }
-  const t = ms - days * MS_PER_DAY;
-  const sec = Math.floor(t / 1000);
-  const time = `${PAD2[Math.floor(sec / 3600)]}:${PAD2[Math.floor(sec / 60) % 60]}:${PAD2[sec % 60]}.${PAD3[t % 1000]}`;
-  return lastBc ? `${lastDate} ${time} BC` : `${lastDate} ${time}`;
+  const sec = second - days * 86_400;
+  lastSecondText = `${lastDate} ${PAD2[Math.floor(sec / 3600)]}:${PAD2[Math.floor(sec / 60) % 60]}:${PAD2[sec % 60]}.`;
+  lastSecond = second;
 }
 
 /** A TIMESTAMP(4..9) value (epoch nanos) as Postgres text: min(precision, 6) fraction digits. */
