@@ -21,6 +21,17 @@ function jobRow(screen: string, id: string): string[] {
     .slice(1, -1);
 }
 
+/**
+ * Types SHOW JOBS and returns the screen once this SHOW JOBS's own table is printed: one more
+ * "rows in set" than the screen held before (other tables, e.g. STOP JOB's, print one too, and
+ * the output may lag behind the typing under load).
+ */
+async function showJobs(s: TmuxShell): Promise<string> {
+  const before = s.screen().match(/\d+ rows? in set/g)?.length ?? 0;
+  s.type("SHOW JOBS;");
+  return s.waitFor(/\d+ rows? in set/, before + 1);
+}
+
 describe("weir repl: INSERT jobs in the background", () => {
   it("submits an INSERT, lists it RUNNING with its counts, stops it, and its sink is flushed", async () => {
     const dir = mkdtempSync(join(tmpdir(), "weir-repl-jobs-"));
@@ -44,10 +55,8 @@ describe("weir repl: INSERT jobs in the background", () => {
     // The prompt is back while the job runs; progress is reported about once a second.
     await s.waitForPrompt();
     let row: string[] = [];
-    for (let attempt = 0; attempt < 40; attempt++) {
-      s.type("SHOW JOBS;");
-      const screen = await s.waitFor(/\d+ rows? in set/, attempt + 1);
-      row = jobRow(screen, id);
+    for (;;) {
+      row = jobRow(await showJobs(s), id);
       if (Number(row[3]) > 0) break;
       await new Promise((r) => setTimeout(r, 250));
     }
@@ -83,9 +92,8 @@ describe("weir repl: INSERT jobs in the background", () => {
     s.type("INSERT INTO big SELECT customer, amount FROM orders WHERE amount > 5;");
     const id = /Job ID: ([0-9a-f]{32})/.exec(await s.waitFor(/Job ID: [0-9a-f]{32}/))![1]!;
     let row: string[] = [];
-    for (let attempt = 0; attempt < 40; attempt++) {
-      s.type("SHOW JOBS;");
-      row = jobRow(await s.waitFor(/\d+ rows? in set/, attempt + 1), id);
+    for (;;) {
+      row = jobRow(await showJobs(s), id);
       if (row[2] !== "RUNNING") break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -116,8 +124,7 @@ describe("weir repl: INSERT jobs in the background", () => {
     const refused = await s.waitFor("STOP JOB ... WITH SAVEPOINT needs a savepoint directory");
     expect(refused).toMatch(/<stdin>:1:1: error: STOP JOB \.\.\. WITH SAVEPOINT needs a savepoint directory/);
     expect(refused).toContain("SET 'execution.checkpointing.savepoint-dir'");
-    s.type("SHOW JOBS;");
-    expect(jobRow(await s.waitFor(/\d+ rows? in set/), id)[2]).toBe("RUNNING");
+    expect(jobRow(await showJobs(s), id)[2]).toBe("RUNNING");
     // Some rows are written before the savepoint, so that the restored run must continue them.
     const outLines = () =>
       existsSync(out) ? readFileSync(out, "utf8").trim().split("\n").filter(Boolean).length : 0;
@@ -129,8 +136,7 @@ describe("weir repl: INSERT jobs in the background", () => {
     const path = new RegExp(`\\| (\\S+/savepoints/${id}/chk-\\d+) \\|`).exec(stopped)?.[1];
     expect(path, stopped).toBeDefined();
     expect(existsSync(join(path!, "_metadata.json"))).toBe(true);
-    s.type("SHOW JOBS;");
-    expect(jobRow(await s.waitFor(/\d+ rows? in set/, 2), id)[2]).toBe("FINISHED");
+    expect(jobRow(await showJobs(s), id)[2]).toBe("FINISHED");
     // The job processed nothing after the savepoint: what the file holds is what it records.
     const manifest = JSON.parse(readFileSync(join(path!, "_metadata.json"), "utf8"));
     const emitted = (Object.values(manifest.sources)[0] as { position: { emitted: number } }).position
@@ -177,9 +183,7 @@ describe("weir repl: INSERT jobs in the background", () => {
     const id = /Job ID: ([0-9a-f]{32})/.exec(await s.waitFor(/Job ID: [0-9a-f]{32}/))![1]!;
     const outLines = () =>
       existsSync(out) ? readFileSync(out, "utf8").trim().split("\n").filter(Boolean).length : 0;
-    for (let attempt = 0; attempt < 200 && outLines() === 0; attempt++)
-      await new Promise((r) => setTimeout(r, 100));
-    expect(outLines()).toBeGreaterThan(0);
+    while (outLines() === 0) await new Promise((r) => setTimeout(r, 100));
     s.type(`STOP JOB '${id}' WITH SAVEPOINT;`);
     const stopped = await s.waitFor(/\| +savepoint path \|/);
     const path = new RegExp(`\\| (\\S+/savepoints/${id}/chk-\\d+) \\|`).exec(stopped)?.[1];
@@ -196,12 +200,8 @@ describe("weir repl: INSERT jobs in the background", () => {
     )?.[1];
     expect(next).toBeDefined();
     let row: string[] = [];
-    for (let attempt = 0; attempt < 200; attempt++) {
-      // wait for this SHOW JOBS's own table: one more "rows in set" than the screen held before
-      // (STOP JOB's table printed one too, and the output may lag behind the typing under load)
-      const before = s.screen().match(/\d+ rows? in set/g)?.length ?? 0;
-      s.type("SHOW JOBS;");
-      row = jobRow(await s.waitFor(/\d+ rows? in set/, before + 1), next!);
+    for (;;) {
+      row = jobRow(await showJobs(s), next!);
       if (row[2] !== "RUNNING" && row[2] !== "CREATED") break;
       await new Promise((r) => setTimeout(r, 250));
     }
@@ -234,9 +234,7 @@ describe("weir repl: INSERT jobs in the background", () => {
     const jobDir = join(dir, "checkpoints", id);
     const complete = () =>
       existsSync(jobDir) && readdirSync(jobDir).some((c) => existsSync(join(jobDir, c, "_metadata.json")));
-    for (let attempt = 0; attempt < 200 && !complete(); attempt++)
-      await new Promise((r) => setTimeout(r, 50));
-    expect(complete()).toBe(true);
+    while (!complete()) await new Promise((r) => setTimeout(r, 50));
   });
 
   it("STOP JOB of an unknown id is an error and the shell goes on", async () => {
@@ -270,10 +268,8 @@ describe("weir repl: materialised views", () => {
     );
     expect(started).toMatch(/psql -h 127\.0\.0\.1 -p \d+ -U postgres postgres/);
     // The bounded job finishes; then the view's table holds the final result.
-    for (let attempt = 0; attempt < 40; attempt++) {
-      s.type("SHOW JOBS;");
-      const screen = await s.waitFor(/\d+ rows? in set/, attempt + 1);
-      if (screen.includes("FINISHED")) break;
+    for (;;) {
+      if ((await showJobs(s)).includes("FINISHED")) break;
       await new Promise((r) => setTimeout(r, 250));
     }
     s.type("SELECT * FROM per_customer;");
@@ -321,8 +317,7 @@ describe("weir repl: materialised views, created and dropped", () => {
       "CREATE MATERIALIZED VIEW IF NOT EXISTS per_customer AS SELECT customer, COUNT(*) AS n FROM orders GROUP BY customer;",
     );
     await s.waitFor("[INFO] Execute statement succeeded.", 3);
-    s.type("SHOW JOBS;");
-    const jobs = await s.waitFor(/\d+ rows? in set/);
+    const jobs = await showJobs(s);
     expect(jobs).toContain("1 row in set");
     s.type("DESCRIBE per_customer;");
     const described = await s.waitFor("2 rows in set");
@@ -354,8 +349,7 @@ describe("weir repl: materialised views, created and dropped", () => {
     await s.waitFor(`[INFO] Stopped job ${id} of the view and dropped its table.`);
     await s.waitForPrompt();
     expect(await tableExists(port, "per_k")).toBe(false);
-    s.type("SHOW JOBS;");
-    const jobs = await s.waitFor(/\d+ rows? in set/);
+    const jobs = await showJobs(s);
     expect(jobRow(jobs, id)[2]).toBe("CANCELED");
     s.type("SHOW MATERIALIZED VIEWS;");
     await s.waitFor("Empty set");
