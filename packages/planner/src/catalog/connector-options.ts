@@ -806,6 +806,59 @@ export function validateOptions(
   return problems;
 }
 
+/** The per-column options of datagen (`fields.<column>.<option>`), as Flink's datagen has them. */
+export const DATAGEN_FIELD_OPTIONS: readonly string[] = [
+  "end",
+  "kind",
+  "length",
+  "max",
+  "max-past",
+  "min",
+  "null-rate",
+  "start",
+  "var-len",
+];
+
+/**
+ * The `fields.*` options of a datagen table that name no physical column or no per-column option:
+ * refused, as Flink's datagen refuses them ("Unsupported options found for 'datagen'"), instead of
+ * being ignored.
+ */
+export function checkDatagenFields(
+  options: ReadonlyMap<string, string>,
+  physicalColumns: readonly string[],
+): OptionProblem[] {
+  if (options.get("connector") !== "datagen") return [];
+  const problems: OptionProblem[] = [];
+  const columns = new Set(physicalColumns);
+  for (const key of options.keys()) {
+    if (!key.startsWith("fields.")) continue;
+    const rest = key.slice("fields.".length);
+    const dot = rest.lastIndexOf(".");
+    const column = dot < 0 ? "" : rest.slice(0, dot);
+    const option = dot < 0 ? rest : rest.slice(dot + 1);
+    if (!columns.has(column)) {
+      problems.push({
+        key,
+        at: "key",
+        message: `Unsupported options found for 'datagen': '${key}' (the table has no physical column '${column}'; per-column options are 'fields.<column>.<option>')`,
+        hint:
+          physicalColumns.length === 0
+            ? "the table has no physical column"
+            : `physical columns: ${physicalColumns.join(", ")}`,
+      });
+    } else if (!DATAGEN_FIELD_OPTIONS.includes(option)) {
+      problems.push({
+        key,
+        at: "key",
+        message: `Unsupported options found for 'datagen': '${key}'`,
+        hint: `supported options of column '${column}': ${DATAGEN_FIELD_OPTIONS.map((o) => `fields.${column}.${o}`).join(", ")}`,
+      });
+    }
+  }
+  return problems;
+}
+
 function checkValue(type: OptionType, value: string): string | undefined {
   switch (type.kind) {
     case "string":
