@@ -96,8 +96,12 @@ export const FORMATS: Readonly<Record<string, FormatSpec>> = {
     name: "raw",
     changelog: "insert-only",
     options: [
-      { key: "charset", type: str, description: "charset of text values, default UTF-8" },
-      { key: "endianness", type: oneOf("big-endian", "little-endian"), description: "numbers" },
+      { key: "charset", type: str, description: "charset of text values: UTF-8 only (others are refused)" },
+      {
+        key: "endianness",
+        type: oneOf("big-endian", "little-endian"),
+        description: "byte order of numeric raw values; STRING and BYTES (Weir's raw types) have none",
+      },
     ],
   },
   "changelog-json": {
@@ -752,6 +756,17 @@ export function validateOptions(
         hint: `one of: ${spec.formats.join(", ")}`,
       });
     }
+  }
+  for (const [key, value] of options) {
+    // Flink's raw.charset takes any Java charset; Weir's line readers and writers are UTF-8.
+    if (!key.endsWith("raw.charset") || known.get(key) === undefined) continue;
+    if (/^utf-?8$/i.test(value.trim())) continue;
+    problems.push({
+      key,
+      at: "value",
+      message: `option '${key}' = '${value}' is not supported: Weir reads and writes raw text as UTF-8 only (lines are split and decoded as UTF-8 before the format sees them)`,
+      hint: "remove the option or set it to 'UTF-8' (and convert the data to UTF-8)",
+    });
   }
   const url = options.get("url");
   if ((spec.name === "postgres" || spec.name === "jdbc") && url !== undefined) {
