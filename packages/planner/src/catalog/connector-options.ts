@@ -64,6 +64,25 @@ const timestampStandard: OptionSpec = {
   description: "how TIMESTAMP values are written: 'SQL' (yyyy-MM-dd HH:mm:ss.SSS) or 'ISO-8601'",
 };
 
+/** How the JSON formats write MAP keys and DECIMAL values (Flink's options of the same names). */
+const jsonEncodingOptions: readonly OptionSpec[] = [
+  {
+    key: "map-null-key.mode",
+    type: oneOf("FAIL", "DROP", "LITERAL"),
+    description: "a MAP entry with a NULL key: FAIL the job (default), DROP the entry, or write the LITERAL",
+  },
+  {
+    key: "map-null-key.literal",
+    type: str,
+    description: "the key written for NULL in LITERAL mode, default 'null'",
+  },
+  {
+    key: "encode.decimal-as-plain-number",
+    type: bool,
+    description: "DECIMAL always in plain notation (default false: Java's BigDecimal.toString, 1E-7)",
+  },
+];
+
 export const FORMATS: Readonly<Record<string, FormatSpec>> = {
   json: {
     name: "json",
@@ -72,9 +91,7 @@ export const FORMATS: Readonly<Record<string, FormatSpec>> = {
       { key: "ignore-parse-errors", type: bool, description: "skip (and count) malformed records" },
       { key: "fail-on-missing-field", type: bool, description: "fail when a field is missing" },
       timestampStandard,
-      { key: "map-null-key.mode", type: oneOf("FAIL", "DROP", "LITERAL"), description: "null map keys" },
-      { key: "map-null-key.literal", type: str, description: "literal for null map keys" },
-      { key: "encode.decimal-as-plain-number", type: bool, description: "no scientific notation" },
+      ...jsonEncodingOptions,
     ],
   },
   csv: {
@@ -110,6 +127,7 @@ export const FORMATS: Readonly<Record<string, FormatSpec>> = {
     options: [
       { key: "ignore-parse-errors", type: bool, description: "skip (and count) malformed records" },
       timestampStandard,
+      ...jsonEncodingOptions,
     ],
   },
   "debezium-json": {
@@ -119,6 +137,7 @@ export const FORMATS: Readonly<Record<string, FormatSpec>> = {
       { key: "ignore-parse-errors", type: bool, description: "skip (and count) malformed records" },
       { key: "schema-include", type: bool, description: "messages carry a schema envelope" },
       timestampStandard,
+      ...jsonEncodingOptions,
     ],
   },
   arrow: { name: "arrow", changelog: "insert-only", options: [] },
