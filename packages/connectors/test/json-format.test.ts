@@ -285,6 +285,55 @@ describe("json formats: a MAP with a NULL key (map-null-key.mode)", () => {
   });
 });
 
+describe("json formats: nesting deeper than 1000 levels is a bad record for every reader", () => {
+  const nest = (n: number) => `${"[".repeat(n)}${"]".repeat(n)}`;
+  const message = (column: number) =>
+    `malformed JSON at column ${column}: objects and arrays nested deeper than 1000 levels`;
+  /** Every way the json format reads `line`: from text, from bytes (falling back to text). */
+  function readAll(fields: Parameters<FormatFactory["decoder"]>[0], line: string): string[] {
+    const dec = jsonFormat.decoder(fields, new FormatOptions({}, "json"));
+    const outcome = (fn: (out: ChangeBatchBuilder) => void): string => {
+      const out = new ChangeBatchBuilder();
+      try {
+        fn(out);
+        return `rows ${out.finish().length}`;
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    const bytes = Buffer.from(line);
+    return [
+      outcome((out) => dec.decode(line, out)),
+      outcome((out) => {
+        if (!dec.decodeBytes!(bytes, 0, bytes.length, out)) dec.decode(line, out);
+      }),
+    ];
+  }
+  const schemas: [string, Parameters<FormatFactory["decoder"]>[0]][] = [
+    ["DECIMAL (exact parser)", [f("id", T.int()), f("d", T.decimal(10, 2))]],
+    ["no DECIMAL (JSON.parse)", [f("id", T.int())]],
+    ["a STRING column reading the value", [f("id", T.int()), f("junk", T.string())]],
+  ];
+  it.each(schemas)("%s: 1000 levels read, 1001 refused, with or without an escape", (_name, fields) => {
+    for (const escape of ["", ',"e":"\\n"']) {
+      // The record's object is the first level.
+      expect(readAll(fields, `{"id":1,"junk":${nest(999)}${escape}}`)).toEqual(["rows 1", "rows 1"]);
+      const deep = `{"id":1,"junk":${nest(1000)}${escape}}`;
+      expect(readAll(fields, deep)).toEqual([message(1015), message(1015)]);
+    }
+  });
+  it("changelog-json and debezium-json have the limit too", () => {
+    const fields = [f("id", T.int())];
+    const line = `{"op":"+I","data":{"id":1,"junk":${nest(1000)}}}`;
+    const dec = changelogJsonFormat.decoder(fields, new FormatOptions({}, "changelog-json"));
+    expect(() => dec.decode(line, new ChangeBatchBuilder())).toThrow(/nested deeper than 1000 levels/);
+    const deb = debeziumJsonFormat.decoder(fields, new FormatOptions({}, "debezium-json"));
+    expect(() =>
+      deb.decode(`{"before":null,"after":{"id":1,"junk":${nest(1000)}},"op":"c"}`, new ChangeBatchBuilder()),
+    ).toThrow(/nested deeper than 1000 levels/);
+  });
+});
+
 describe("json format: records", () => {
   const fields = [f("id", T.int()), f("name", T.string())];
 

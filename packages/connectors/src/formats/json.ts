@@ -59,6 +59,7 @@ export function jsonLineParser(
     try {
       return parseJsonKeepingLongs(line);
     } catch (e) {
+      if (e instanceof FormatError) throw e;
       throw new FormatError(`malformed JSON: ${(e as Error).message}`);
     }
   };
