@@ -136,11 +136,13 @@ export class SinkTask implements Task {
     private readonly cwd: string,
     private readonly collect: SinkWriterContext["collect"] | undefined,
   ) {
+    // The columns of the rows the sink receives (`schema`: the table's writable columns; a
+    // writer may append columns of its own to `tableSchema`, as a backfill's staging sink does).
     // A bare SELECT's collect sink has the query's own types, not a table's constraints.
     this.notNull =
       node.connector === "collect"
         ? []
-        : node.tableSchema.flatMap((f, i) => (f.type.nullable === false ? [i] : []));
+        : node.schema.flatMap((f, i) => (f.type.nullable === false ? [i] : []));
   }
 
   /** Starts tracking event-time lag on input column `column` (the input's watermark column). */
@@ -201,7 +203,7 @@ export class SinkTask implements Task {
       }
       if (!this.dropNulls) {
         throw new ConnectorError(
-          `Column '${this.node.tableSchema[bad]!.name}' is NOT NULL, however, a null value is being written into it. You can set job configuration '${NOT_NULL_ENFORCER}'='DROP' to suppress this exception and drop such records silently.`,
+          `Column '${this.node.schema[bad]!.name}' is NOT NULL, however, a null value is being written into it. You can set job configuration '${NOT_NULL_ENFORCER}'='DROP' to suppress this exception and drop such records silently.`,
           "user",
           undefined,
           false,
