@@ -2,6 +2,7 @@ import { type DataType, T } from "@weir/planner";
 import { ChangeBatchBuilder, ConnectorError, Op, type Row } from "@weir/runtime";
 import { describe, expect, it } from "vitest";
 import {
+  ByteOut,
   changelogJsonFormat,
   debeziumJsonFormat,
   FormatError,
@@ -51,6 +52,26 @@ describe("json format: values", () => {
       T.decimal(38, 18),
       123456789012345678901234567890123456n,
       "123456789012345678.901234567890123456",
+    ],
+    // Flink writes Java's BigDecimal.toString(): an exponent when the value is below 10^-6.
+    ["decimal below 10^-6: BigDecimal.toString", T.decimal(10, 8), 12n, "1.2E-7"],
+    ["decimal zero at scale 8", T.decimal(10, 8), 0n, "0E-8"],
+    ["decimal -10^-7", T.decimal(10, 7), -1n, "-1E-7"],
+    ["decimal at 10^-6 is plain", T.decimal(10, 8), 100n, "0.00000100"],
+    ["decimal 0.1 at scale 7 is plain", T.decimal(10, 7), 1_000_000n, "0.1000000"],
+    [
+      "decimal-as-plain-number",
+      T.decimal(10, 8),
+      12n,
+      "0.00000012",
+      { "json.encode.decimal-as-plain-number": "true" },
+    ],
+    [
+      "decimal-as-plain-number zero",
+      T.decimal(10, 8),
+      0n,
+      "0.00000000",
+      { "json.encode.decimal-as-plain-number": "true" },
     ],
     ["string with escapes", T.string(), 'a"b\n\u00e9', JSON.stringify('a"b\n\u00e9')],
     ["bytes base64", T.bytes(), new Uint8Array([0, 255, 16]), '"AP8Q"'],
@@ -197,6 +218,119 @@ describe("json format: values", () => {
   ];
   it.each(errors)("rejects %s", (_name, type, text, message) => {
     expect(() => decodeAll(jsonFormat, [f("v", type)], [`{"v":${text}}`])).toThrow(message);
+  });
+});
+
+describe("json formats: a MAP with a NULL key (map-null-key.mode)", () => {
+  const fields = [
+    f("id", T.int()),
+    f("m", T.map(T.string(), T.int())),
+    f("r", T.row([{ name: "tags", type: T.multiset(T.string()) }])),
+  ];
+  const row = [
+    1,
+    new Map<string | null, number>([
+      ["a", 1],
+      [null, 2],
+    ]),
+    [new Map<string | null, number>([[null, 3]])],
+  ];
+  const clean = [1, new Map([["a", 1]]), [new Map([["b", 1]])]];
+  /** `encode` and `encodeTo` of the format with `options`: the line, or the error. */
+  function write(format: FormatFactory, options: Record<string, string>, r: unknown[]) {
+    const enc = format.encoder(fields, new FormatOptions(options, format.name));
+    const attempt = (fn: () => string): string => {
+      try {
+        return fn();
+      } catch (e) {
+        return `error: ${(e as Error).message}`;
+      }
+    };
+    const text = attempt(() => enc.encode(Op.INSERT, r));
+    if (enc.encodeTo) {
+      const bytes = attempt(() => {
+        const out = new ByteOut(16);
+        enc.encodeTo!(Op.INSERT, r, out);
+        return Buffer.concat(out.take()).toString("utf8");
+      });
+      expect(bytes).toBe(text);
+    }
+    return text;
+  }
+  const failure = (prefix: string, column: string) =>
+    `error: column '${column}': JSON format doesn't support to serialize map data with null keys. You can drop null key entries or encode null in literals by setting '${prefix}.map-null-key.mode' to 'DROP' or 'LITERAL' (the key is then '${prefix}.map-null-key.literal', default 'null')`;
+
+  it("FAIL (Flink's default) fails naming the column and the option; a map without a NULL key is written", () => {
+    expect(write(jsonFormat, {}, row)).toBe(failure("json", "m"));
+    expect(write(jsonFormat, { "json.map-null-key.mode": "FAIL" }, [1, null, row[2]])).toBe(
+      failure("json", "r.tags"),
+    );
+    expect(write(jsonFormat, {}, clean)).toBe('{"id":1,"m":{"a":1},"r":{"tags":{"b":1}}}');
+    expect(write(debeziumJsonFormat, {}, row)).toBe(failure("debezium-json", "m"));
+    expect(write(changelogJsonFormat, {}, row)).toBe(failure("changelog-json", "m"));
+  });
+  it("DROP drops the entry; LITERAL writes the literal ('null' by default)", () => {
+    expect(write(jsonFormat, { "json.map-null-key.mode": "DROP" }, row)).toBe(
+      '{"id":1,"m":{"a":1},"r":{"tags":{}}}',
+    );
+    expect(write(jsonFormat, { "json.map-null-key.mode": "LITERAL" }, row)).toBe(
+      '{"id":1,"m":{"a":1,"null":2},"r":{"tags":{"null":3}}}',
+    );
+    expect(
+      write(jsonFormat, { "json.map-null-key.mode": "LITERAL", "json.map-null-key.literal": 'N/"A' }, row),
+    ).toBe('{"id":1,"m":{"a":1,"N/\\"A":2},"r":{"tags":{"N/\\"A":3}}}');
+    expect(write(debeziumJsonFormat, { "debezium-json.map-null-key.mode": "DROP" }, row)).toBe(
+      '{"before":null,"after":{"id":1,"m":{"a":1},"r":{"tags":{}}},"op":"c"}',
+    );
+  });
+});
+
+describe("json formats: nesting deeper than 1000 levels is a bad record for every reader", () => {
+  const nest = (n: number) => `${"[".repeat(n)}${"]".repeat(n)}`;
+  const message = (column: number) =>
+    `malformed JSON at column ${column}: objects and arrays nested deeper than 1000 levels`;
+  /** Every way the json format reads `line`: from text, from bytes (falling back to text). */
+  function readAll(fields: Parameters<FormatFactory["decoder"]>[0], line: string): string[] {
+    const dec = jsonFormat.decoder(fields, new FormatOptions({}, "json"));
+    const outcome = (fn: (out: ChangeBatchBuilder) => void): string => {
+      const out = new ChangeBatchBuilder();
+      try {
+        fn(out);
+        return `rows ${out.finish().length}`;
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    const bytes = Buffer.from(line);
+    return [
+      outcome((out) => dec.decode(line, out)),
+      outcome((out) => {
+        if (!dec.decodeBytes!(bytes, 0, bytes.length, out)) dec.decode(line, out);
+      }),
+    ];
+  }
+  const schemas: [string, Parameters<FormatFactory["decoder"]>[0]][] = [
+    ["DECIMAL (exact parser)", [f("id", T.int()), f("d", T.decimal(10, 2))]],
+    ["no DECIMAL (JSON.parse)", [f("id", T.int())]],
+    ["a STRING column reading the value", [f("id", T.int()), f("junk", T.string())]],
+  ];
+  it.each(schemas)("%s: 1000 levels read, 1001 refused, with or without an escape", (_name, fields) => {
+    for (const tail of ["", ',"e":"\\n"']) {
+      // The record's object is the first level.
+      expect(readAll(fields, `{"id":1,"junk":${nest(999)}${tail}}`)).toEqual(["rows 1", "rows 1"]);
+      const deep = `{"id":1,"junk":${nest(1000)}${tail}}`;
+      expect(readAll(fields, deep)).toEqual([message(1015), message(1015)]);
+    }
+  });
+  it("changelog-json and debezium-json have the limit too", () => {
+    const fields = [f("id", T.int())];
+    const line = `{"op":"+I","data":{"id":1,"junk":${nest(1000)}}}`;
+    const dec = changelogJsonFormat.decoder(fields, new FormatOptions({}, "changelog-json"));
+    expect(() => dec.decode(line, new ChangeBatchBuilder())).toThrow(/nested deeper than 1000 levels/);
+    const deb = debeziumJsonFormat.decoder(fields, new FormatOptions({}, "debezium-json"));
+    expect(() =>
+      deb.decode(`{"before":null,"after":{"id":1,"junk":${nest(1000)}},"op":"c"}`, new ChangeBatchBuilder()),
+    ).toThrow(/nested deeper than 1000 levels/);
   });
 });
 

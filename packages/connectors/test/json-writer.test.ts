@@ -52,8 +52,21 @@ function randomString(r: () => number, max: number): string {
   return s;
 }
 
-const opts: JsonValueOptions = { timestampStandard: "SQL", failOnMissingField: false };
-const iso: JsonValueOptions = { timestampStandard: "ISO-8601", failOnMissingField: false };
+const opts: JsonValueOptions = {
+  timestampStandard: "SQL",
+  failOnMissingField: false,
+  mapNullKeyMode: "FAIL",
+  mapNullKeyLiteral: "null",
+  decimalAsPlainNumber: false,
+  optionPrefix: "json",
+};
+const iso: JsonValueOptions = {
+  ...opts,
+  timestampStandard: "ISO-8601",
+  mapNullKeyMode: "LITERAL",
+  mapNullKeyLiteral: "nul\u00e9",
+  decimalAsPlainNumber: true,
+};
 
 /** Writes `rows` one per line through the byte writer (into chunks of `chunk` bytes) and through the string encoder. */
 function both(fields: readonly Field[], rows: unknown[][], o = opts, chunk = 64) {
@@ -90,6 +103,7 @@ describe("the JSON byte writer", () => {
       [T.float(), [Math.fround(0.1), 3]],
       [T.decimal(10, 2), [0n, 1n, -1n, 12345n, -99999999n]],
       [T.decimal(5, 0), [7n, -7n]],
+      [T.decimal(12, 9), [0n, 1n, -12n, 999n, 1000n, 123456789012n]],
       [T.date(), [0, -1, 1, 16_436, -719_528, 2_932_896, -800_000, 16_436, 16_437]],
       [T.time(0), [0, 1_000, 86_399_000]],
       [T.time(3), [0, 1, 86_399_999]],

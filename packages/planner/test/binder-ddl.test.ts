@@ -34,6 +34,14 @@ const DDL_ERRORS: readonly (readonly [string, readonly string[]])[] = [
   ],
   ["CREATE TABLE t7 (a INT, a STRING) WITH ('connector' = 'datagen')", ["1:25: column 'a' is defined twice"]],
   [
+    "CREATE TABLE dg1 (s STRING, n INT, c AS n + 1) WITH ('connector' = 'datagen', 'fields.s.kindd' = 'random', 'fields.x.min' = '1', 'fields.c.min' = '1', 'fields.n.max' = '9')",
+    [
+      "1:79: Unsupported options found for 'datagen': 'fields.s.kindd' [hint: supported options of column 's': fields.s.end, fields.s.kind, fields.s.length, fields.s.max, fields.s.max-past, fields.s.min, fields.s.null-rate, fields.s.start, fields.s.var-len]",
+      "1:108: Unsupported options found for 'datagen': 'fields.x.min' (the table has no physical column 'x'; per-column options are 'fields.<column>.<option>') [hint: physical columns: s, n]",
+      "1:130: Unsupported options found for 'datagen': 'fields.c.min' (the table has no physical column 'c'; per-column options are 'fields.<column>.<option>') [hint: physical columns: s, n]",
+    ],
+  ],
+  [
     "CREATE TABLE m1 (a INT, ts STRING METADATA FROM 'timestamp') WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = 'x:9092', 'format' = 'json')",
     [
       "1:25: metadata column 'ts' (key 'timestamp') must be declared TIMESTAMP_LTZ(3), not STRING [hint: declare it as TIMESTAMP_LTZ(3) and convert it where it is used (e.g. a computed column CAST(ts AS ...))]",

@@ -24,6 +24,31 @@ describe("parseDuration", () => {
 });
 
 describe("validateOptions", () => {
+  it("raw.charset: UTF-8 in any spelling is accepted, another charset is refused", () => {
+    const raw = (o: Record<string, string>) =>
+      validateOptions(opts({ connector: "filesystem", path: "a.txt", format: "raw", ...o }), "source");
+    expect(raw({ "raw.charset": "utf8" })).toEqual([]);
+    expect(raw({ "raw.charset": "UTF-8", "raw.endianness": "little-endian" })).toEqual([]);
+    expect(raw({ "raw.charset": "ISO-8859-1" }).map((p) => [p.key, p.message])).toEqual([
+      [
+        "raw.charset",
+        "option 'raw.charset' = 'ISO-8859-1' is not supported: Weir reads and writes raw text as UTF-8 only (lines are split and decoded as UTF-8 before the format sees them)",
+      ],
+    ]);
+    const kafka = validateOptions(
+      opts({
+        connector: "kafka",
+        topic: "t",
+        "properties.bootstrap.servers": "x:9092",
+        "key.format": "raw",
+        "key.raw.charset": "UTF-16",
+        "key.fields": "k",
+        "value.format": "json",
+      }),
+      "source",
+    );
+    expect(kafka.map((p) => p.key)).toEqual(["key.raw.charset"]);
+  });
   it("accepts a complete filesystem table with json options", () => {
     expect(
       validateOptions(

@@ -42,6 +42,10 @@ export function formatSummary(metrics: JobMetrics, reason: JobResult["reason"] =
       parts.push(`${c.rowsUpserted ?? 0} rows upserted`, `${c.rowsDeleted ?? 0} deleted`);
     if ((c.rowsInserted ?? 0) > 0) parts.push(`${c.rowsInserted} rows inserted`);
     if (s.tableRows !== undefined) parts.push(`${s.tableRows} rows now in the table`);
+    if ((c.notNullDropped ?? 0) > 0)
+      parts.push(
+        `${c.notNullDropped} dropped for a NULL in a NOT NULL column ('table.exec.sink.not-null-enforcer'='DROP')`,
+      );
     lines.push(`  sink ${s.table} (${s.connector}): ${parts.join(", ")}`);
   }
   let late = 0;

@@ -38,7 +38,39 @@ const LONG_DIGITS = /\d{17}|9\d{15}/;
  * Texts without such a run, nearly all of them, cost one regular-expression scan.
  */
 export function parseJsonKeepingLongs(text: string): unknown {
-  return LONG_DIGITS.test(text) ? parseJsonExact(text) : JSON.parse(text);
+  if (LONG_DIGITS.test(text)) return parseJsonExact(text);
+  const value = JSON.parse(text);
+  // `JSON.parse` takes any depth: refuse what the exact parser (and Jackson) refuse.
+  if (text.length > 2 * MAX_JSON_DEPTH) checkJsonDepth(text);
+  return value;
+}
+
+/**
+ * Throws the exact parser's error when the JSON text `s` (valid JSON) nests objects and arrays
+ * deeper than {@link MAX_JSON_DEPTH}. A text of at most 2 × MAX_JSON_DEPTH characters cannot.
+ */
+export function checkJsonDepth(s: string): void {
+  let depth = 0;
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 34) {
+      // Skip the string (valid JSON: it ends).
+      for (i++; i < n; i++) {
+        const d = s.charCodeAt(i);
+        if (d === 92) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 123 || c === 91) {
+      if (++depth > MAX_JSON_DEPTH) {
+        throw new FormatError(
+          `malformed JSON at column ${i + 1}: objects and arrays nested deeper than ${MAX_JSON_DEPTH} levels`,
+        );
+      }
+    } else if (c === 125 || c === 93) {
+      depth--;
+    }
+  }
 }
 
 const NUMBER_RE = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;

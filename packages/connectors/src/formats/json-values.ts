@@ -1,6 +1,7 @@
 import type { DataType, Field } from "@weir/planner";
 import { formatType } from "@weir/planner";
-import { parseInt64 } from "@weir/runtime";
+import { ConnectorError, parseInt64 } from "@weir/runtime";
+import { javaBigDecimal } from "../java-string.js";
 import { formatDecimal, parseDecimal } from "./decimal.js";
 import { FormatError } from "./errors.js";
 import type { NestedProjection } from "./format.js";
@@ -20,7 +21,22 @@ export interface JsonValueOptions {
   readonly timestampStandard: TimestampStandard;
   /** A field missing from an object is an error instead of NULL. */
   readonly failOnMissingField: boolean;
+  /**
+   * Writing a MAP (or MULTISET) entry with a NULL key (`<format>.map-null-key.mode`): `FAIL` the
+   * job (Flink's default), `DROP` the entry, or write `mapNullKeyLiteral` as the key.
+   */
+  readonly mapNullKeyMode: MapNullKeyMode;
+  readonly mapNullKeyLiteral: string;
+  /**
+   * `<format>.encode.decimal-as-plain-number`: DECIMAL always in plain notation; false (Flink's
+   * default) writes Java's `BigDecimal.toString()`, which has an exponent below 10^-6 (`1E-7`).
+   */
+  readonly decimalAsPlainNumber: boolean;
+  /** The options' prefix (`json`), for the errors that name an option. */
+  readonly optionPrefix: string;
 }
+
+export type MapNullKeyMode = "FAIL" | "DROP" | "LITERAL";
 
 export type JsonEncoder = (value: unknown) => string;
 export type JsonDecoder = (json: unknown) => unknown;
@@ -44,12 +60,14 @@ export function typeHasDecimal(t: DataType): boolean {
 // ---------------------------------------------------------------------------------------------
 // Encoding
 
+/** `path` names the value in errors: a column, or a field inside one (`col.field`). */
 export function compileRowEncoder(
   fields: readonly Field[],
   o: JsonValueOptions,
+  path = "",
 ): (row: readonly unknown[]) => string {
   const names = fields.map((f) => `${JSON.stringify(f.name)}:`);
-  const encs = fields.map((f) => compileEncoder(f.type, o));
+  const encs = fields.map((f) => compileEncoder(f.type, o, fieldPath(path, f.name)));
   const n = fields.length;
   return (row) => {
     let s = "{";
@@ -65,7 +83,26 @@ function nullable(enc: JsonEncoder): JsonEncoder {
   return (v) => (v === null || v === undefined ? "null" : enc(v));
 }
 
-export function compileEncoder(t: DataType, o: JsonValueOptions): JsonEncoder {
+export function fieldPath(path: string, name: string): string {
+  return path === "" ? name : `${path}.${name}`;
+}
+
+/** The text of a non-null DECIMAL(p, `scale`) value, as `o` asks (see `decimalAsPlainNumber`). */
+export function decimalText(o: JsonValueOptions, scale: number): (unscaled: bigint) => string {
+  // Below scale 7 Java's BigDecimal.toString() is always plain.
+  if (o.decimalAsPlainNumber || scale <= 6) return (v) => formatDecimal(v, scale);
+  return (v) => javaBigDecimal(v, scale);
+}
+
+/** Flink's error for a NULL map key in `FAIL` mode, naming the column and the option to set. */
+export function mapNullKeyError(path: string, o: JsonValueOptions): ConnectorError {
+  return new ConnectorError(
+    `column '${path}': JSON format doesn't support to serialize map data with null keys. You can drop null key entries or encode null in literals by setting '${o.optionPrefix}.map-null-key.mode' to 'DROP' or 'LITERAL' (the key is then '${o.optionPrefix}.map-null-key.literal', default 'null')`,
+    "user",
+  );
+}
+
+export function compileEncoder(t: DataType, o: JsonValueOptions, path = "value"): JsonEncoder {
   const iso = o.timestampStandard === "ISO-8601";
   switch (t.kind) {
     case "BOOLEAN":
@@ -81,10 +118,8 @@ export function compileEncoder(t: DataType, o: JsonValueOptions): JsonEncoder {
     case "DOUBLE":
       // JSON has no NaN/Infinity; Jackson (Flink) writes them as strings.
       return (v) => (Number.isFinite(v as number) ? String(v) : `"${String(v)}"`);
-    case "DECIMAL": {
-      const scale = t.scale;
-      return (v) => formatDecimal(v as bigint, scale);
-    }
+    case "DECIMAL":
+      return decimalText(o, t.scale) as JsonEncoder;
     case "CHAR":
     case "VARCHAR":
       return (v) => JSON.stringify(v);
@@ -104,24 +139,34 @@ export function compileEncoder(t: DataType, o: JsonValueOptions): JsonEncoder {
         return (v) => `"${formatTimestampNanos(v as bigint, iso ? "T" : " ", t.precision)}Z"`;
       return (v) => `"${formatTimestamp(v as number, iso ? "T" : " ")}Z"`;
     case "ARRAY": {
-      const el = nullable(compileEncoder(t.element, o));
+      const el = nullable(compileEncoder(t.element, o, path));
       return (v) => `[${(v as unknown[]).map(el).join(",")}]`;
     }
     case "MAP":
     case "MULTISET": {
-      const key = compileEncoder(t.kind === "MAP" ? t.key : t.element, o);
-      const val = t.kind === "MAP" ? nullable(compileEncoder(t.value, o)) : (c: unknown) => String(c);
+      const key = compileEncoder(t.kind === "MAP" ? t.key : t.element, o, path);
+      const val = t.kind === "MAP" ? nullable(compileEncoder(t.value, o, path)) : (c: unknown) => String(c);
+      const mode = o.mapNullKeyMode;
+      const literal = JSON.stringify(o.mapNullKeyLiteral);
       return (v) => {
         const parts: string[] = [];
         for (const [k, x] of v as Map<unknown, unknown>) {
-          const kt = key(k);
-          parts.push(`${kt.startsWith('"') ? kt : JSON.stringify(kt)}:${val(x)}`);
+          let kt: string;
+          if (k === null || k === undefined) {
+            if (mode === "DROP") continue;
+            if (mode === "FAIL") throw mapNullKeyError(path, o);
+            kt = literal;
+          } else {
+            kt = key(k);
+            if (!kt.startsWith('"')) kt = JSON.stringify(kt);
+          }
+          parts.push(`${kt}:${val(x)}`);
         }
         return `{${parts.join(",")}}`;
       };
     }
     case "ROW":
-      return compileRowEncoder(t.fields, o) as JsonEncoder;
+      return compileRowEncoder(t.fields, o, path === "value" ? "" : path) as JsonEncoder;
     case "NULL":
       return () => "null";
     default: {

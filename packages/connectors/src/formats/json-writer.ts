@@ -1,7 +1,6 @@
 import type { DataType, Field } from "@weir/planner";
 import type { ByteOut } from "./byte-out.js";
-import { formatDecimal } from "./decimal.js";
-import { compileEncoder, type JsonValueOptions } from "./json-values.js";
+import { compileEncoder, decimalText, fieldPath, type JsonValueOptions } from "./json-values.js";
 import { formatDate, formatTime, formatTimestamp } from "./temporal.js";
 import { formatTimestampNanos, isPreciseTimestamp } from "./temporal-precision.js";
 
@@ -44,11 +43,12 @@ function copy(bytes: Uint8Array, out: ByteOut): void {
 export function compileRowWriter(
   fields: readonly Field[],
   o: JsonValueOptions,
+  path = "",
 ): (row: readonly unknown[], out: ByteOut) => void {
   const n = fields.length;
   if (n === 0) return (_row, out) => out.ascii("{}");
   const names = fields.map((f, i) => Buffer.from(`${i === 0 ? "{" : ","}${JSON.stringify(f.name)}:`, "utf8"));
-  const writers = fields.map((f) => compileWriter(f.type, o));
+  const writers = fields.map((f) => compileWriter(f.type, o, fieldPath(path, f.name)));
   return (row, out) => {
     for (let i = 0; i < n; i++) {
       copy(names[i]!, out);
@@ -60,8 +60,8 @@ export function compileRowWriter(
   };
 }
 
-/** The writer of one non-null value of type `t` (the same text as `compileEncoder(t, o)`). */
-export function compileWriter(t: DataType, o: JsonValueOptions): JsonByteWriter {
+/** The writer of one non-null value of type `t` (the same text as `compileEncoder(t, o, path)`). */
+export function compileWriter(t: DataType, o: JsonValueOptions, path = "value"): JsonByteWriter {
   const iso = o.timestampStandard === "ISO-8601";
   switch (t.kind) {
     case "BOOLEAN":
@@ -77,8 +77,8 @@ export function compileWriter(t: DataType, o: JsonValueOptions): JsonByteWriter 
     case "DOUBLE":
       return (v, out) => out.ascii(Number.isFinite(v as number) ? String(v) : `"${String(v)}"`);
     case "DECIMAL": {
-      const scale = t.scale;
-      return (v, out) => out.ascii(formatDecimal(v as bigint, scale));
+      const text = decimalText(o, t.scale);
+      return (v, out) => out.ascii(text(v as bigint));
     }
     case "CHAR":
     case "VARCHAR":
@@ -111,7 +111,7 @@ export function compileWriter(t: DataType, o: JsonValueOptions): JsonByteWriter 
       return (v, out) => out.ascii(`"${formatTime(v as number, digits)}"`);
     }
     case "ROW":
-      return compileRowWriter(t.fields, o) as JsonByteWriter;
+      return compileRowWriter(t.fields, o, path === "value" ? "" : path) as JsonByteWriter;
     case "NULL":
       return (_v, out) => copy(NULL, out);
     case "BINARY":
@@ -120,7 +120,7 @@ export function compileWriter(t: DataType, o: JsonValueOptions): JsonByteWriter 
     case "MAP":
     case "MULTISET": {
       // Rarer types: their string encoder, as UTF-8 (a string inside is escaped already).
-      const enc = compileEncoder(t, o);
+      const enc = compileEncoder(t, o, path);
       return (v, out) => out.utf8(enc(v));
     }
     default: {

@@ -9,12 +9,16 @@ import {
   compileRowDecoder,
   compileRowEncoder,
   type JsonValueOptions,
+  type MapNullKeyMode,
   type TimestampStandard,
   typeHasDecimal,
 } from "./json-values.js";
 import { compileRowWriter } from "./json-writer.js";
 
-/** Reads the `<prefix>.timestamp-format.standard` and `<prefix>.fail-on-missing-field` options. */
+/**
+ * Reads the `<prefix>.timestamp-format.standard`, `<prefix>.fail-on-missing-field`,
+ * `<prefix>.map-null-key.*` and `<prefix>.encode.decimal-as-plain-number` options.
+ */
 export function jsonValueOptions(options: FormatOptions): JsonValueOptions {
   return {
     timestampStandard: options.oneOf<TimestampStandard>(
@@ -23,6 +27,10 @@ export function jsonValueOptions(options: FormatOptions): JsonValueOptions {
       "SQL",
     ),
     failOnMissingField: options.bool("fail-on-missing-field", false),
+    mapNullKeyMode: options.oneOf<MapNullKeyMode>("map-null-key.mode", ["FAIL", "DROP", "LITERAL"], "FAIL"),
+    mapNullKeyLiteral: options.get("map-null-key.literal") ?? "null",
+    decimalAsPlainNumber: options.bool("encode.decimal-as-plain-number", false),
+    optionPrefix: options.prefix,
   };
 }
 
@@ -51,6 +59,7 @@ export function jsonLineParser(
     try {
       return parseJsonKeepingLongs(line);
     } catch (e) {
+      if (e instanceof FormatError) throw e;
       throw new FormatError(`malformed JSON: ${(e as Error).message}`);
     }
   };

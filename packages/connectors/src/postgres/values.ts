@@ -31,7 +31,14 @@ import { parsePgArray } from "./pg-array.js";
  * | MAP, ROW, MULTISET, ARRAY<non-scalar> | jsonb | Flink's JSON form (json format)     |
  */
 
-const JSON_OPTIONS: JsonValueOptions = { timestampStandard: "SQL", failOnMissingField: false };
+const JSON_OPTIONS: JsonValueOptions = {
+  timestampStandard: "SQL",
+  failOnMissingField: false,
+  mapNullKeyMode: "LITERAL",
+  mapNullKeyLiteral: "null",
+  decimalAsPlainNumber: true,
+  optionPrefix: "json",
+};
 const MS_PER_DAY = 86_400_000;
 
 export type ValueEncoder = (value: unknown) => PgParam;

@@ -7,7 +7,7 @@ import type {
   CatalogWatermark,
   OptionSpans,
 } from "../catalog/catalog.js";
-import { checkMetadataColumn, validateOptions } from "../catalog/connector-options.js";
+import { checkDatagenFields, checkMetadataColumn, validateOptions } from "../catalog/connector-options.js";
 import { parseDuration } from "../catalog/durations.js";
 import {
   BUILTIN_QUALITY_RULES,
@@ -343,7 +343,13 @@ export function bindCreateTable(stmt: ast.CreateTable, ctx: BindContext): Catalo
     options.set(k, o.value.value);
     optionSpans[k] = { key: toSourceSpan(o.key.span), value: toSourceSpan(o.value.span) };
   }
-  const problems = validateOptions(options, "declared");
+  const problems = [
+    ...validateOptions(options, "declared"),
+    ...checkDatagenFields(
+      options,
+      columns.filter((c) => c.kind === "physical").map((c) => c.name),
+    ),
+  ];
   if (problems.length > 0) {
     throw new BindError(
       problems.map((p) => {

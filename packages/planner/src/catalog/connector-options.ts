@@ -64,6 +64,25 @@ const timestampStandard: OptionSpec = {
   description: "how TIMESTAMP values are written: 'SQL' (yyyy-MM-dd HH:mm:ss.SSS) or 'ISO-8601'",
 };
 
+/** How the JSON formats write MAP keys and DECIMAL values (Flink's options of the same names). */
+const jsonEncodingOptions: readonly OptionSpec[] = [
+  {
+    key: "map-null-key.mode",
+    type: oneOf("FAIL", "DROP", "LITERAL"),
+    description: "a MAP entry with a NULL key: FAIL the job (default), DROP the entry, or write the LITERAL",
+  },
+  {
+    key: "map-null-key.literal",
+    type: str,
+    description: "the key written for NULL in LITERAL mode, default 'null'",
+  },
+  {
+    key: "encode.decimal-as-plain-number",
+    type: bool,
+    description: "DECIMAL always in plain notation (default false: Java's BigDecimal.toString, 1E-7)",
+  },
+];
+
 export const FORMATS: Readonly<Record<string, FormatSpec>> = {
   json: {
     name: "json",
@@ -72,9 +91,7 @@ export const FORMATS: Readonly<Record<string, FormatSpec>> = {
       { key: "ignore-parse-errors", type: bool, description: "skip (and count) malformed records" },
       { key: "fail-on-missing-field", type: bool, description: "fail when a field is missing" },
       timestampStandard,
-      { key: "map-null-key.mode", type: oneOf("FAIL", "DROP", "LITERAL"), description: "null map keys" },
-      { key: "map-null-key.literal", type: str, description: "literal for null map keys" },
-      { key: "encode.decimal-as-plain-number", type: bool, description: "no scientific notation" },
+      ...jsonEncodingOptions,
     ],
   },
   csv: {
@@ -96,8 +113,12 @@ export const FORMATS: Readonly<Record<string, FormatSpec>> = {
     name: "raw",
     changelog: "insert-only",
     options: [
-      { key: "charset", type: str, description: "charset of text values, default UTF-8" },
-      { key: "endianness", type: oneOf("big-endian", "little-endian"), description: "numbers" },
+      { key: "charset", type: str, description: "charset of text values: UTF-8 only (others are refused)" },
+      {
+        key: "endianness",
+        type: oneOf("big-endian", "little-endian"),
+        description: "byte order of numeric raw values; STRING and BYTES (Weir's raw types) have none",
+      },
     ],
   },
   "changelog-json": {
@@ -106,6 +127,7 @@ export const FORMATS: Readonly<Record<string, FormatSpec>> = {
     options: [
       { key: "ignore-parse-errors", type: bool, description: "skip (and count) malformed records" },
       timestampStandard,
+      ...jsonEncodingOptions,
     ],
   },
   "debezium-json": {
@@ -115,6 +137,7 @@ export const FORMATS: Readonly<Record<string, FormatSpec>> = {
       { key: "ignore-parse-errors", type: bool, description: "skip (and count) malformed records" },
       { key: "schema-include", type: bool, description: "messages carry a schema envelope" },
       timestampStandard,
+      ...jsonEncodingOptions,
     ],
   },
   arrow: { name: "arrow", changelog: "insert-only", options: [] },
@@ -753,6 +776,17 @@ export function validateOptions(
       });
     }
   }
+  for (const [key, value] of options) {
+    // Flink's raw.charset takes any Java charset; Weir's line readers and writers are UTF-8.
+    if (!key.endsWith("raw.charset") || known.get(key) === undefined) continue;
+    if (/^utf-?8$/i.test(value.trim())) continue;
+    problems.push({
+      key,
+      at: "value",
+      message: `option '${key}' = '${value}' is not supported: Weir reads and writes raw text as UTF-8 only (lines are split and decoded as UTF-8 before the format sees them)`,
+      hint: "remove the option or set it to 'UTF-8' (and convert the data to UTF-8)",
+    });
+  }
   const url = options.get("url");
   if ((spec.name === "postgres" || spec.name === "jdbc") && url !== undefined) {
     // Both spellings work for both connector names (the Postgres client takes either).
@@ -802,6 +836,59 @@ export function validateOptions(
       at: "table",
       message: "connector 'kafka' requires 'topic' or 'topic-pattern'",
     });
+  }
+  return problems;
+}
+
+/** The per-column options of datagen (`fields.<column>.<option>`), as Flink's datagen has them. */
+export const DATAGEN_FIELD_OPTIONS: readonly string[] = [
+  "end",
+  "kind",
+  "length",
+  "max",
+  "max-past",
+  "min",
+  "null-rate",
+  "start",
+  "var-len",
+];
+
+/**
+ * The `fields.*` options of a datagen table that name no physical column or no per-column option:
+ * refused, as Flink's datagen refuses them ("Unsupported options found for 'datagen'"), instead of
+ * being ignored.
+ */
+export function checkDatagenFields(
+  options: ReadonlyMap<string, string>,
+  physicalColumns: readonly string[],
+): OptionProblem[] {
+  if (options.get("connector") !== "datagen") return [];
+  const problems: OptionProblem[] = [];
+  const columns = new Set(physicalColumns);
+  for (const key of options.keys()) {
+    if (!key.startsWith("fields.")) continue;
+    const rest = key.slice("fields.".length);
+    const dot = rest.lastIndexOf(".");
+    const column = dot < 0 ? "" : rest.slice(0, dot);
+    const option = dot < 0 ? rest : rest.slice(dot + 1);
+    if (!columns.has(column)) {
+      problems.push({
+        key,
+        at: "key",
+        message: `Unsupported options found for 'datagen': '${key}' (the table has no physical column '${column}'; per-column options are 'fields.<column>.<option>')`,
+        hint:
+          physicalColumns.length === 0
+            ? "the table has no physical column"
+            : `physical columns: ${physicalColumns.join(", ")}`,
+      });
+    } else if (!DATAGEN_FIELD_OPTIONS.includes(option)) {
+      problems.push({
+        key,
+        at: "key",
+        message: `Unsupported options found for 'datagen': '${key}'`,
+        hint: `supported options of column '${column}': ${DATAGEN_FIELD_OPTIONS.map((o) => `fields.${column}.${o}`).join(", ")}`,
+      });
+    }
   }
   return problems;
 }

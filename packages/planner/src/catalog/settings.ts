@@ -116,10 +116,10 @@ const KNOWN: Readonly<Record<string, ValueCheck>> = {
   "sql-client.execution.result-mode": oneOf("table", "changelog", "tableau"),
   "execution.runtime-mode": only("streaming", "Weir runs every query as a streaming job"),
   "table.exec.mini-batch.enabled": only("false", "Weir has no mini-batch aggregation"),
-  "table.exec.sink.not-null-enforcer": only(
-    "ERROR",
-    "Weir does not drop rows for a NULL in a NOT NULL sink column",
-  ),
+  "table.exec.sink.not-null-enforcer": (v) =>
+    ["ERROR", "DROP"].includes(v.trim().toUpperCase())
+      ? undefined
+      : "expects 'ERROR' (a NULL in a NOT NULL sink column fails the job) or 'DROP' (the change is dropped)",
   "table.exec.sink.upsert-materialize": only(
     "AUTO",
     "Weir has no setting to force or forbid an upsert materializer",

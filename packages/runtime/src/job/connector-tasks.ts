@@ -1,10 +1,12 @@
 import type { SinkNode, SourceNode } from "@weir/planner";
-import type { ChangeBatch } from "../changelog.js";
-import type { SinkWriter, SinkWriterContext, SourceReader } from "../connector.js";
+import { type ChangeBatch, ChangeBatchBuilder, type Op } from "../changelog.js";
+import { ConnectorError, type SinkWriter, type SinkWriterContext, type SourceReader } from "../connector.js";
 import type { Json } from "../state/codec.js";
 import type { Task, TaskContext } from "../task.js";
 import { EventTimeLagSketch, LatencyHistogram } from "./latency.js";
 import type { SourceOperator } from "./source-operator.js";
+
+const NOT_NULL_ENFORCER = "table.exec.sink.not-null-enforcer";
 
 /** What a source contributes to a checkpoint (`Task.onBarrier`). */
 export interface SourceOwnState {
@@ -120,12 +122,28 @@ export class SinkTask implements Task {
     "jobId" | "sinkId" | "subtaskIndex" | "checkpointIntervalMs" | "restoring"
   > = {};
 
+  /**
+   * The NOT NULL columns of the sink table, checked before each write as Flink's
+   * ConstraintEnforcer does (every change, retractions too); empty (no cost) when there are none.
+   */
+  private readonly notNull: readonly number[];
+  /** `table.exec.sink.not-null-enforcer` = 'DROP': a change with a NULL there is left out. */
+  private dropNulls = false;
+
   constructor(
     readonly node: SinkNode,
     readonly writer: SinkWriter,
     private readonly cwd: string,
     private readonly collect: SinkWriterContext["collect"] | undefined,
-  ) {}
+  ) {
+    // The columns of the rows the sink receives (`schema`: the table's writable columns; a
+    // writer may append columns of its own to `tableSchema`, as a backfill's staging sink does).
+    // A bare SELECT's collect sink has the query's own types, not a table's constraints.
+    this.notNull =
+      node.connector === "collect"
+        ? []
+        : node.schema.flatMap((f, i) => (f.type.nullable === false ? [i] : []));
+  }
 
   /** Starts tracking event-time lag on input column `column` (the input's watermark column). */
   enableEventTimeLag(column: number, now: () => number): void {
@@ -134,6 +152,7 @@ export class SinkTask implements Task {
   }
 
   async open(ctx: TaskContext): Promise<void> {
+    this.dropNulls = ctx.settings[NOT_NULL_ENFORCER]?.trim().toUpperCase() === "DROP";
     await this.writer.open({
       node: this.node,
       metrics: this.counters,
@@ -150,8 +169,9 @@ export class SinkTask implements Task {
     if (this.writer.restore) await this.writer.restore(checkpointId, pre);
   }
 
-  processBatch(_input: number, batch: ChangeBatch): void {
+  processBatch(_input: number, input: ChangeBatch): void {
     this.rethrow();
+    const batch = this.notNull.length === 0 ? input : this.enforceNotNull(input);
     if (batch.length === 0) return;
     if (this.eventTimeLag !== null) this.eventTimeLag.addBatch(batch, this.now());
     if (this.inflight !== null) {
@@ -160,6 +180,43 @@ export class SinkTask implements Task {
     }
     this.writer.write(batch);
     this.batchesSinceFlush++;
+  }
+
+  /** `batch` without the changes that have a NULL in a NOT NULL column ('DROP'), or the error ('ERROR'). */
+  private enforceNotNull(batch: ChangeBatch): ChangeBatch {
+    const { rows, length } = batch;
+    const cols = this.notNull;
+    let kept: ChangeBatchBuilder | null = null;
+    for (let i = 0; i < length; i++) {
+      const row = rows[i]!;
+      let bad = -1;
+      for (let k = 0; k < cols.length; k++) {
+        const v = row[cols[k]!];
+        if (v === null || v === undefined) {
+          bad = cols[k]!;
+          break;
+        }
+      }
+      if (bad < 0) {
+        kept?.push(batch.ops[i] as Op, row);
+        continue;
+      }
+      if (!this.dropNulls) {
+        throw new ConnectorError(
+          `Column '${this.node.schema[bad]!.name}' is NOT NULL, however, a null value is being written into it. You can set job configuration '${NOT_NULL_ENFORCER}'='DROP' to suppress this exception and drop such records silently.`,
+          "user",
+          undefined,
+          false,
+          { table: this.node.table },
+        );
+      }
+      this.counters.set("notNullDropped", (this.counters.get("notNullDropped") ?? 0) + 1);
+      if (kept === null) {
+        kept = new ChangeBatchBuilder(length);
+        for (let j = 0; j < i; j++) kept.push(batch.ops[j] as Op, rows[j]!);
+      }
+    }
+    return kept === null ? batch : kept.finish();
   }
 
   onWatermark(watermark: number): number {

@@ -823,7 +823,8 @@ export class Job {
       sinks[s.node.id] = {
         table: s.node.table,
         connector: s.node.connector,
-        recordsWritten: s.driver.metrics.recordsIn,
+        // Changes the NOT NULL enforcer dropped ('DROP') were received, not written.
+        recordsWritten: s.driver.metrics.recordsIn - (t.counters.get("notNullDropped") ?? 0),
         counters: Object.fromEntries(t.counters),
         flushLatency: t.flushLatency.toJson(),
         commitLatency: t.commitLatency.toJson(),
