@@ -3,7 +3,10 @@
 // the same run on kafkajs's own (WEIR_KAFKAJS_DECODER=kafkajs) read a 2-partition topic of
 // gzip-compressed and plain batches, several fetches per partition, a committed and an aborted
 // transaction (control records, aborted-record filtering of read_committed), records with
-// headers and keys, into files that must be identical and hold exactly the committed records.
+// headers and keys, into files that must be identical and hold exactly the committed records;
+// so must the same read without key or header columns (the values, partition, offset and
+// timestamp read from the lazily decoded batches, no record objects) and the read with Weir's decoder building record objects
+// (WEIR_KAFKAJS_DECODER=eager).
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -82,10 +85,22 @@ describe("Kafka record batches decoded by Weir's decoder", () => {
       CREATE TABLE out (id INT, tag STRING, ts TIMESTAMP(3), part INT, off BIGINT, k BYTES, nh INT, t TIMESTAMP_LTZ(3))
         WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');
       INSERT INTO out SELECT id, tag, ts, part, off, k, CARDINALITY(hs), rt FROM src;`;
-    const run = (name: string, env: Record<string, string>) => {
+    // No key or metadata but those a record view gives: the source reads the values (and the
+    // partition, offset and timestamp) straight from the lazily decoded batches.
+    const valuesOnly = (out: string) => `
+      CREATE TABLE src (id INT, tag STRING, ts TIMESTAMP(3),
+        part INT METADATA FROM 'partition' VIRTUAL, off BIGINT METADATA FROM 'offset' VIRTUAL,
+        rt TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL,
+        WATERMARK FOR ts AS ts - INTERVAL '1' MINUTE)
+      WITH ('connector' = 'kafka', 'topic' = '${topic}', 'properties.bootstrap.servers' = '${brokers()}',
+        'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+      CREATE TABLE out (id INT, tag STRING, ts TIMESTAMP(3), part INT, off BIGINT, t TIMESTAMP_LTZ(3))
+        WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');
+      INSERT INTO out SELECT id, tag, ts, part, off, rt FROM src;`;
+    const run = (name: string, env: Record<string, string>, sqlOf = script) => {
       const sql = join(dir, `${name}.sql`);
       const out = join(dir, `${name}.jsonl`);
-      writeFileSync(sql, script(out));
+      writeFileSync(sql, sqlOf(out));
       execFileSync(process.execPath, [WEIR, "run", sql], { env: { ...process.env, ...env }, stdio: "pipe" });
       return readLines(out);
     };
@@ -93,6 +108,17 @@ describe("Kafka record batches decoded by Weir's decoder", () => {
     const theirs = run("theirs", { WEIR_KAFKAJS_DECODER: "kafkajs" });
     expect(ours.length).toBe(expected.size);
     expect(ours).toEqual(theirs);
+    // Weir's decoder building every record object (kafkajs's decodeMessages) reads the same
+    expect(run("eager", { WEIR_KAFKAJS_DECODER: "eager" })).toEqual(theirs);
+    const lazyValues = run("values", {}, valuesOnly);
+    expect(lazyValues.length).toBe(expected.size);
+    expect(lazyValues).toEqual(run("values-theirs", { WEIR_KAFKAJS_DECODER: "kafkajs" }, valuesOnly));
+    expect(lazyValues).toEqual(
+      ours.map((l) => {
+        const { id, tag, ts, part, off, t } = JSON.parse(l) as Record<string, unknown>;
+        return JSON.stringify({ id, tag, ts, part, off, t });
+      }),
+    );
     const rows = ours.map(
       (l) => JSON.parse(l) as { id: number; tag: string; off: number; part: number; nh: number | null },
     );
@@ -117,6 +143,6 @@ describe("Kafka record batches decoded by Weir's decoder", () => {
       ],
       { encoding: "utf8" },
     );
-    expect(JSON.parse(out)).toEqual({ decoder: true, batch: true });
+    expect(JSON.parse(out)).toEqual({ decoder: true, batch: true, lazy: true });
   });
 });

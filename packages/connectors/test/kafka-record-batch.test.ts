@@ -6,7 +6,10 @@ import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
 import {
   kafkajsInternals,
+  LazyMessages,
+  LazyRecords,
   makeBatch,
+  makeDecodeMessages,
   makeRecordBatchDecoder,
   smallOffset,
 } from "../src/kafka/record-batch.js";
@@ -34,8 +37,15 @@ const Record = src("protocol/recordBatch/record/v0/index");
 const { Types: Compression } = src("protocol/message/compression");
 const kafkajsDecode = original("protocol/recordBatch/v0/decoder.js") as (d: unknown) => Promise<unknown>;
 const fastDecode = makeRecordBatchDecoder(kafkajsInternals(require)) as (d: unknown) => Promise<unknown>;
+const kafkajsDecodeMessages = original("protocol/requests/fetch/v4/decodeMessages.js") as (
+  d: unknown,
+) => Promise<unknown>;
+const fastDecodeMessages = makeDecodeMessages(require, makeRecordBatchDecoder(kafkajsInternals(require))) as (
+  d: unknown,
+) => Promise<unknown>;
 const KafkajsBatch = original("consumer/batch.js") as new (...a: unknown[]) => Record<string, () => unknown>;
 const FastBatch = makeBatch(require) as new (...a: unknown[]) => Record<string, () => unknown>;
+const KajsBatchT = KafkajsBatch;
 
 /** Deterministic pseudo-random numbers. */
 function rng(seed: number): () => number {
@@ -382,6 +392,209 @@ describe("kafkajs Batch replacement", () => {
         "offsetLagLow",
       ]) {
         expect(b[m](), `${c.fetched} ${m}`).toEqual(a[m]());
+      }
+    }
+  });
+});
+
+/** A fetch response's record set of one partition: its size, then the batches. */
+function recordSet(batches: Buffer): Buffer {
+  const size = Buffer.alloc(4);
+  size.writeInt32BE(batches.length);
+  return Buffer.concat([size, batches]);
+}
+
+/** What a `decodeMessages` gives for `set`: the records (a LazyMessages' materialized), or the error. */
+async function messagesOutcome(
+  decode: (d: unknown) => Promise<unknown>,
+  set: Buffer,
+): Promise<{ records: unknown; lazy: LazyMessages | null }> {
+  try {
+    const r = await decode(new Decoder(set));
+    return r instanceof LazyMessages ? { records: r.materialize(), lazy: r } : { records: r, lazy: null };
+  } catch (e) {
+    return { records: { error: (e as Error).name, message: (e as Error).message }, lazy: null };
+  }
+}
+
+/** The accessors of every lazily kept record agree with its record object. */
+function expectViewsAgree(lazy: LazyMessages): void {
+  for (const b of lazy.batches) {
+    for (let i = 0; i < b.length; i++) {
+      const m = b.message(i) as { offset: string; timestamp: string; value: Buffer | null };
+      expect(b.offsetAt(i)).toBe(Number(m.offset));
+      expect(String(b.offsetAt(i))).toBe(m.offset);
+      expect(b.timestampAt(i)).toBe(Number(m.timestamp));
+      if (m.value === null) expect(b.valueLength(i)).toBe(-1);
+      else {
+        expect(b.valueLength(i)).toBe(m.value.length);
+        expect(b.buffer.subarray(b.valueStart(i), b.valueStart(i) + b.valueLength(i)).equals(m.value)).toBe(
+          true,
+        );
+      }
+    }
+  }
+}
+
+async function expectSameMessages(set: Buffer): Promise<LazyMessages | null> {
+  input = set;
+  const a = await messagesOutcome(kafkajsDecodeMessages, set);
+  const b = await messagesOutcome(fastDecodeMessages, set);
+  if (!same(a.records, b.records)) expect(b.records).toEqual(a.records);
+  expect(same(a.records, b.records)).toBe(true);
+  if (b.lazy !== null) expectViewsAgree(b.lazy);
+  return b.lazy;
+}
+
+describe("fetch decodeMessages replacement (lazily decoded records)", () => {
+  it("keeps plain, gzip, control, transactional and LOG_APPEND_TIME batches lazily, records as kafkajs's", async () => {
+    const set = recordSet(
+      Buffer.concat([
+        await batch({ records: plain }),
+        await batch({ compression: Compression.GZIP, firstOffset: "7", records: plain }),
+        await batch({ transactional: true, firstOffset: "14", records: plain }),
+        withAttributes(
+          await batch({
+            transactional: true,
+            firstOffset: "21",
+            records: [{ key: Buffer.from([0, 0, 0, 1]), value: "m" }],
+          }),
+          0x20,
+        ),
+        withAttributes(await batch({ firstOffset: "22", records: plain }), 0x08),
+      ]),
+    );
+    const lazy = await expectSameMessages(set);
+    expect(lazy).not.toBeNull();
+    expect(lazy!.batches.length).toBe(5);
+    expect(lazy!.length).toBe(4 * plain.length + 1);
+    expect(lazy!.batches.every((b) => b instanceof LazyRecords)).toBe(true);
+  });
+
+  it("falls back to kafkajs's record objects for headers, offsets and timestamps beyond 2^53, partial tails", async () => {
+    const ok = await batch({ records: plain });
+    const sets = [
+      Buffer.concat([ok, await batch({ firstOffset: "7", records: headered })]),
+      Buffer.concat([ok, await batch({ firstOffset: "9007199254740990", records: plain })]),
+      Buffer.concat([
+        ok,
+        await batch({ firstOffset: "7", firstTimestamp: "9007199254740000", records: plain }),
+      ]),
+    ];
+    for (const s of sets) expect(await expectSameMessages(recordSet(s))).toBeNull();
+    // a partial batch at the end is dropped, as kafkajs drops it; the batches before it stay lazy
+    const two = Buffer.concat([ok, await batch({ firstOffset: "7", records: plain })]);
+    for (let cut = two.length - 1; cut > two.length - 120; cut -= 7) {
+      const lazy = await expectSameMessages(recordSet(two.subarray(0, cut)));
+      expect(lazy?.length).toBe(plain.length);
+    }
+    expect(await expectSameMessages(recordSet(Buffer.alloc(0)))).toBeNull();
+  });
+
+  it("agrees with kafkajs on 3,000 randomly damaged record sets", async () => {
+    const random = rng(11);
+    const bases = [
+      Buffer.concat([await batch({ records: plain }), await batch({ firstOffset: "7", records: plain })]),
+      await batch({ compression: Compression.GZIP, records: plain }),
+      Buffer.concat([await batch({ records: plain }), await batch({ firstOffset: "7", records: headered })]),
+    ];
+    let lazyCount = 0;
+    for (let n = 0; n < 3000; n++) {
+      const b = Buffer.from(bases[n % bases.length]);
+      const hits = 1 + Math.floor(random() * 3);
+      for (let h = 0; h < hits; h++) {
+        const at = 61 + Math.floor(random() * (b.length - 61));
+        b[at] = Math.floor(random() * 256);
+      }
+      if ((await expectSameMessages(recordSet(b))) !== null) lazyCount++;
+    }
+    // both paths were taken
+    expect(lazyCount).toBeGreaterThan(100);
+    expect(lazyCount).toBeLessThan(2900);
+  });
+});
+
+describe("kafkajs Batch replacement over lazily decoded records", () => {
+  const methods = [
+    "isEmpty",
+    "isEmptyIncludingFiltered",
+    "isEmptyDueToFiltering",
+    "isEmptyControlRecord",
+    "isEmptyDueToLogCompactedMessages",
+    "firstOffset",
+    "lastOffset",
+    "offsetLag",
+    "offsetLagLow",
+  ];
+
+  it("filters, and answers every method, as kafkajs's does over kafkajs's records", async () => {
+    // offsets 0-4, 70000, 70001; the marker 70002; 70003-70005
+    const rising = plain.map((r, i) => (i === 6 ? { ...r, o: 70_001 } : r));
+    const plainSet = recordSet(
+      Buffer.concat([
+        await batch({ records: rising, transactional: true }),
+        withAttributes(
+          await batch({
+            transactional: true,
+            firstOffset: "70002",
+            records: [{ key: Buffer.from([0, 0, 0, 0]), value: "m" }],
+          }),
+          0x20,
+        ),
+        await batch({ firstOffset: "70003", records: plain.slice(0, 3) }),
+      ]),
+    );
+    const controlOnly = recordSet(
+      withAttributes(
+        await batch({ transactional: true, firstOffset: "5", records: [{ key: Buffer.from([0, 0, 0, 1]) }] }),
+        0x20,
+      ),
+    );
+    const cases: { set: Buffer; fetched: string; aborted?: unknown[]; lazy: boolean }[] = [
+      ...["0", "1", "3", "70000", "70001", "70002", "70003", "70005", "70006", "90000"].map((fetched) => ({
+        set: plainSet,
+        fetched,
+        lazy: true,
+      })),
+      { set: controlOnly, fetched: "5", lazy: true },
+      { set: controlOnly, fetched: "6", lazy: true },
+      // an aborted transaction, a fetched offset kafkajs's Long compares: kafkajs's record objects
+      { set: plainSet, fetched: "0", aborted: [{ producerId: "7", firstOffset: "1" }], lazy: false },
+      { set: plainSet, fetched: "01", lazy: false },
+      // offsets that do not rise (70000 before 6)
+      { set: recordSet(await batch({ records: plain })), fetched: "2", lazy: false },
+    ];
+    for (const c of cases) {
+      input = c.set;
+      const theirs = await kafkajsDecodeMessages(new Decoder(c.set));
+      const ours = await fastDecodeMessages(new Decoder(c.set));
+      expect(ours).toBeInstanceOf(LazyMessages);
+      const data = (messages: unknown) => ({
+        partition: 1,
+        highWatermark: "70010",
+        abortedTransactions: c.aborted ?? [],
+        messages,
+      });
+      const a = new KajsBatchT("t", c.fetched, data(theirs));
+      const b = new FastBatch("t", c.fetched, data(ours));
+      const what = `${c.fetched} ${c.aborted ? "aborted" : ""}`;
+      expect(b.weirRuns !== undefined, what).toBe(c.lazy);
+      for (const f of ["rawMessages", "messagesWithinOffset", "messages"]) {
+        const x = a[f] as unknown as unknown[];
+        const y = b[f] as unknown as unknown[];
+        expect(same(x, y), `${what} ${f}`).toBe(true);
+        // read backwards, spread, iterated: the same records (each built once)
+        expect(same([...x], [...y])).toBe(true);
+        if (y.length > 0) expect(y[y.length - 1]).toBe(y[y.length - 1]);
+        expect(same(x.slice().reverse(), y.slice().reverse())).toBe(true);
+      }
+      for (const m of methods) expect(b[m](), `${what} ${m}`).toEqual(a[m]());
+      if (b.weirRuns !== undefined) {
+        // the runs are the records of `messages`, in order
+        const runs = b.weirRuns as unknown as { records: LazyRecords; from: number; to: number }[];
+        const fromRuns: unknown[] = [];
+        for (const r of runs) for (let i = r.from; i < r.to; i++) fromRuns.push(r.records.message(i));
+        expect(same(a.messages, fromRuns), what).toBe(true);
       }
     }
   });

@@ -77,10 +77,33 @@ export interface KafkaMessage {
   readonly batchContext?: { readonly partitionLeaderEpoch?: number; readonly timestampType?: number };
 }
 
+/**
+ * Records of a fetched record batch that built no record objects (Weir's decoder, record-batch.ts):
+ * per record `i`, its offset, its timestamp (both exact integers) and where its value lies in
+ * `buffer` (length -1: null); `message(i)` builds the record as `messages` holds it.
+ */
+export interface KafkaRecordView {
+  readonly buffer: Buffer;
+  offsetAt(i: number): number;
+  timestampAt(i: number): number;
+  valueStart(i: number): number;
+  valueLength(i: number): number;
+  message(i: number): KafkaMessage;
+}
+
+/** Records `records[from..to)` of a {@link KafkaRecordView}. */
+export interface KafkaRecordRun {
+  readonly records: KafkaRecordView;
+  readonly from: number;
+  readonly to: number;
+}
+
 export interface KafkaBatch {
   readonly topic: string;
   readonly partition: number;
   readonly messages: KafkaMessage[];
+  /** `messages` as runs of lazily decoded records, where Weir's decoder kept them so. */
+  readonly weirRuns?: readonly KafkaRecordRun[];
   /** The last offset the fetch covered, aborted records and transaction markers included. */
   lastOffset(): string;
 }

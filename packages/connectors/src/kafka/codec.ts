@@ -12,6 +12,8 @@ import type { KafkaFormatSpec } from "./options.js";
 export interface MessageDecoder {
   /** Appends the changes the bytes encode (none for an empty record); throws `FormatError`. */
   decode(bytes: Buffer, out: ChangeBatchBuilder): void;
+  /** The same for the bytes `buffer[start..end)` (no view of them is made where the format reads bytes). */
+  decodeRange(buffer: Buffer, start: number, end: number, out: ChangeBatchBuilder): void;
   readonly ignoreParseErrors: boolean;
 }
 
@@ -35,6 +37,9 @@ export function messageDecoder(spec: KafkaFormatSpec): MessageDecoder {
       decode(bytes, out) {
         out.push(Op.INSERT, [new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength).slice()]);
       },
+      decodeRange(buffer, start, end, out) {
+        out.push(Op.INSERT, [new Uint8Array(buffer.buffer, buffer.byteOffset + start, end - start).slice()]);
+      },
     };
   }
   let inner: RecordDecoder;
@@ -44,23 +49,30 @@ export function messageDecoder(spec: KafkaFormatSpec): MessageDecoder {
     userError(e);
   }
   const source: { buffer: Buffer; start: number } = { buffer: Buffer.alloc(0), start: 0 };
+  const decodeText = (bytes: Buffer, out: ChangeBatchBuilder): void => {
+    let text = bytes.toString("utf8");
+    let n = bytes.length;
+    if (text.endsWith("\n")) {
+      const cut = text.endsWith("\r\n") ? 2 : 1;
+      text = text.slice(0, -cut);
+      n -= cut;
+    }
+    // One byte per UTF-16 unit: the decoder may copy values out of the bytes (see AsciiSource).
+    if (inner.decodeFrom !== undefined && text.length === n) {
+      source.buffer = bytes;
+      inner.decodeFrom(text, source, out);
+    } else inner.decode(text, out);
+  };
   return {
     ignoreParseErrors: inner.ignoreParseErrors,
     decode(bytes, out) {
       // Straight from the bytes when the format can (no string for the whole record).
       if (inner.decodeBytes?.(bytes, 0, bytes.length, out)) return;
-      let text = bytes.toString("utf8");
-      let n = bytes.length;
-      if (text.endsWith("\n")) {
-        const cut = text.endsWith("\r\n") ? 2 : 1;
-        text = text.slice(0, -cut);
-        n -= cut;
-      }
-      // One byte per UTF-16 unit: the decoder may copy values out of the bytes (see AsciiSource).
-      if (inner.decodeFrom !== undefined && text.length === n) {
-        source.buffer = bytes;
-        inner.decodeFrom(text, source, out);
-      } else inner.decode(text, out);
+      decodeText(bytes, out);
+    },
+    decodeRange(buffer, start, end, out) {
+      if (inner.decodeBytes?.(buffer, start, end, out)) return;
+      decodeText(buffer.subarray(start, end), out);
     },
   };
 }

@@ -1,8 +1,16 @@
 import { ConnectorError, parseInt64 } from "@weir/runtime";
-import type { KafkaMessage } from "./client.js";
+import type { KafkaMessage, KafkaRecordView } from "./client.js";
 
 /** A metadata column's value for one record of `topic`/`partition`. */
 export type MetadataGetter = (m: KafkaMessage, topic: string, partition: number) => unknown;
+
+/** The same for record `i` of a {@link KafkaRecordView} (no record object built). */
+export type ViewMetadataGetter = (
+  view: KafkaRecordView,
+  i: number,
+  topic: string,
+  partition: number,
+) => unknown;
 
 const TIMESTAMP_TYPES = ["CreateTime", "LogAppendTime"] as const;
 
@@ -44,6 +52,25 @@ export const KAFKA_METADATA: Readonly<Record<string, MetadataGetter>> = {
     return e === undefined || e < 0 ? null : e;
   },
 };
+
+/**
+ * The keys readable from a record view, each giving what `KAFKA_METADATA`'s gives for the record's
+ * object: a view's offsets and timestamps are the safe integers whose text the object holds.
+ */
+const VIEW_METADATA: Readonly<Record<string, ViewMetadataGetter>> = {
+  topic: (_v, _i, topic) => topic,
+  partition: (_v, _i, _t, partition) => partition,
+  offset: (v, i) => parseInt64(String(v.offsetAt(i))),
+  timestamp: (v, i) => {
+    const ts = v.timestampAt(i);
+    return ts < 0 ? null : ts;
+  },
+};
+
+/** The view getter of metadata key `key`, or null where the record object is needed. */
+export function viewMetadataGetter(key: string): ViewMetadataGetter | null {
+  return Object.hasOwn(VIEW_METADATA, key) ? VIEW_METADATA[key] : null;
+}
 
 export function metadataGetter(key: string, table: string): MetadataGetter {
   const get = KAFKA_METADATA[key];

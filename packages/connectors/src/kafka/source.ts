@@ -23,9 +23,16 @@ import type {
   KafkaEvent,
   KafkaGroupJoinPayload,
   KafkaMessage,
+  KafkaRecordRun,
+  KafkaRecordView,
 } from "./client.js";
 import { KeyDecoder, type MessageDecoder, messageDecoder } from "./codec.js";
-import { type MetadataGetter, metadataGetter } from "./metadata.js";
+import {
+  type MetadataGetter,
+  metadataGetter,
+  type ViewMetadataGetter,
+  viewMetadataGetter,
+} from "./metadata.js";
 import { resolveRanges } from "./offsets.js";
 import {
   connectionConfig,
@@ -55,6 +62,8 @@ interface PartitionState {
   next: number;
   /** The last record handed out (or passed over) whose offset `next` does not include yet. */
   passed: KafkaMessage | null;
+  /** The same as an offset, for a record of a {@link KafkaRecordView} (-1: none; one of the two is set). */
+  passedAt: number;
   /** Offset after the last record put into the buffer. */
   fetched: number;
   readonly end: number | null;
@@ -75,19 +84,33 @@ interface PartitionState {
   readonly headRows: Row[];
   /** The merge key of `head`: its event time (or the record timestamp without a watermark). */
   headTime: number;
-  /** `head`'s record. */
+  /** `head`'s record (null when it is record `headIndex` of `headView`, at offset `headAt`). */
   headMessage: KafkaMessage | null;
+  headView: KafkaRecordView | null;
+  headIndex: number;
+  headAt: number;
 }
 
 /**
- * Fetched records of one partition, `messages[index..end)`, waiting for `poll`; `advanceTo` is
- * where the chunk leaves `next`.
+ * Fetched records of one partition, `messages[index..end)` (or the records `index..end` of
+ * `view`), waiting for `poll`; `advanceTo` is where the chunk leaves `next` (-1: nowhere, a
+ * chunk before the last of a batch).
  */
 interface Chunk {
-  readonly messages: KafkaMessage[];
+  readonly messages: KafkaMessage[] | null;
+  readonly view: KafkaRecordView | null;
   index: number;
   readonly end: number;
   readonly advanceTo: number;
+}
+
+/**
+ * The record of each row a merge hands out: `records[k]` itself (`indexes[k]` -1), or record
+ * `indexes[k]` of the view `records[k]`.
+ */
+interface OriginLog {
+  readonly records: (KafkaMessage | KafkaRecordView)[];
+  readonly indexes: number[];
 }
 
 /**
@@ -98,15 +121,22 @@ class MessageOrigins {
   private offsets: string[] | null = null;
   private values: unknown[] | null = null;
 
-  constructor(private readonly messages: readonly KafkaMessage[]) {}
+  constructor(private readonly log: OriginLog) {}
 
   get at(): readonly string[] {
-    this.offsets ??= this.messages.map((m) => m.offset);
+    this.offsets ??= this.log.records.map((r, k) => {
+      const i = this.log.indexes[k];
+      // a view's offsets are safe integers: their text is kafkajs's
+      return i < 0 ? (r as KafkaMessage).offset : String((r as KafkaRecordView).offsetAt(i));
+    });
     return this.offsets;
   }
 
   get raw(): readonly unknown[] {
-    this.values ??= this.messages.map((m) => m.value);
+    this.values ??= this.log.records.map((r, k) => {
+      const i = this.log.indexes[k];
+      return i < 0 ? (r as KafkaMessage).value : (r as KafkaRecordView).message(i).value;
+    });
     return this.values;
   }
 }
@@ -160,7 +190,12 @@ export class KafkaSourceReader implements SourceReader {
   private valueIsRow = false;
   /** Decode the key of every record (EXCEPT_KEY, or tombstones of upsert-kafka). */
   private keyAlways = false;
-  private metadata: { column: number; get: MetadataGetter }[] = [];
+  /**
+   * A record's rows need only its value bytes, offset and timestamp (no key; only metadata a view
+   * gives): records of a {@link KafkaRecordView} are decoded from its bytes, no record object built.
+   */
+  private valuesOnly = false;
+  private metadata: { column: number; get: MetadataGetter; getAt: ViewMetadataGetter | null }[] = [];
   private readonly parts = new Map<string, PartitionState>();
   /** `parts` in merge order (topic, partition). */
   private ordered: PartitionState[] = [];
@@ -174,7 +209,7 @@ export class KafkaSourceReader implements SourceReader {
   private committing = false;
   private rowtime: ((row: Row) => unknown) | null = null;
   /** `recordOrigins`: the record of each row handed out by the current merge. */
-  private origins: KafkaMessage[] | null = null;
+  private origins: OriginLog | null = null;
   private onBadRecord: SourceReaderContext["onBadRecord"];
   private bounded = false;
   private discoveryMs = 0;
@@ -194,7 +229,7 @@ export class KafkaSourceReader implements SourceReader {
     this.metrics = ctx.metrics;
     this.rowtime = ctx.rowtime ?? null;
     this.onBadRecord = ctx.onBadRecord;
-    if (ctx.recordOrigins) this.origins = [];
+    if (ctx.recordOrigins) this.origins = { records: [], indexes: [] };
     this.upsert = node.connector === "upsert-kafka";
     // upsert-kafka reads the whole compacted topic (Flink's connector has no startup mode).
     const options: Readonly<Record<string, string>> =
@@ -218,7 +253,11 @@ export class KafkaSourceReader implements SourceReader {
       const type = node.schema[i].type as DataType;
       if (c.kind === "physical") columns.push({ name: c.name, type, kind: "physical" });
       else {
-        this.metadata.push({ column: columns.length, get: metadataGetter(c.key, node.table) });
+        this.metadata.push({
+          column: columns.length,
+          get: metadataGetter(c.key, node.table),
+          getAt: viewMetadataGetter(c.key),
+        });
         columns.push({ name: node.schema[i].name, type, kind: "metadata" });
       }
     });
@@ -237,6 +276,8 @@ export class KafkaSourceReader implements SourceReader {
       this.keyDecoder = new KeyDecoder(this.layout.key);
       this.keyAlways = !this.layout.valueFieldsIncludeAll;
     }
+
+    this.valuesOnly = this.keyDecoder === null && this.metadata.every((md) => md.getAt !== null);
 
     this.client = this.connect(connectionConfig(options, node.table));
     this.admin = this.client.admin();
@@ -311,6 +352,7 @@ export class KafkaSourceReader implements SourceReader {
       order: 0,
       next: start,
       passed: null,
+      passedAt: -1,
       fetched: start,
       end,
       high,
@@ -322,6 +364,9 @@ export class KafkaSourceReader implements SourceReader {
       headRows: [],
       headTime: 0,
       headMessage: null,
+      headView: null,
+      headIndex: 0,
+      headAt: -1,
     };
     this.parts.set(split, part);
     this.ordered = [...this.parts.values()].sort((a, b) =>
@@ -539,10 +584,27 @@ export class KafkaSourceReader implements SourceReader {
         out.push(headOps[i], headRows[i]);
         rowSplits?.push(split);
       }
-      const m = best.headMessage!;
+      const m = best.headMessage;
       const origins = this.origins;
-      if (origins !== null) for (let i = 0; i < headLength; i++) origins.push(m);
-      best.passed = m;
+      if (m === null) {
+        if (origins !== null) {
+          const view = best.headView!;
+          const index = best.headIndex;
+          for (let i = 0; i < headLength; i++) {
+            origins.records.push(view);
+            origins.indexes.push(index);
+          }
+        }
+        pass(best, null, best.headAt);
+      } else {
+        if (origins !== null) {
+          for (let i = 0; i < headLength; i++) {
+            origins.records.push(m);
+            origins.indexes.push(-1);
+          }
+        }
+        pass(best, m, -1);
+      }
       best.headLength = 0;
     }
     for (const p of ordered) {
@@ -552,7 +614,7 @@ export class KafkaSourceReader implements SourceReader {
     if (out.length === 0 || first === null) return null;
     const batch = out.finish();
     const origins = this.origins === null ? undefined : new MessageOrigins(this.origins);
-    if (origins !== undefined) this.origins = [];
+    if (origins !== undefined) this.origins = { records: [], indexes: [] };
     return {
       kind: "data",
       splits: [
@@ -594,11 +656,29 @@ export class KafkaSourceReader implements SourceReader {
         chunks.shift();
         continue;
       }
-      const m = chunk.messages[chunk.index++];
+      const view = chunk.view;
+      const i = chunk.index++;
       p.buffered--;
+      let m: KafkaMessage;
+      if (view === null) m = chunk.messages![i];
+      else if (this.valuesOnly) {
+        const n = this.decodeAt(view, i, p, p.headOps, p.headRows);
+        const offset = view.offsetAt(i);
+        if (n === 0) {
+          pass(p, null, offset);
+          continue;
+        }
+        p.headLength = n;
+        p.headMessage = null;
+        p.headView = view;
+        p.headIndex = i;
+        p.headAt = offset;
+        p.headTime = this.rowtime !== null ? this.eventTime(p.headRows[0]) : view.timestampAt(i);
+        return true;
+      } else m = view.message(i);
       const n = this.decode(m, p, p.headOps, p.headRows);
       if (n === 0) {
-        p.passed = m;
+        pass(p, m, -1);
         continue;
       }
       p.headLength = n;
@@ -611,13 +691,14 @@ export class KafkaSourceReader implements SourceReader {
 
   /** The merge key of a record: the row's event time, else the record's timestamp. */
   private mergeKey(row: Row, m: KafkaMessage): number {
-    if (this.rowtime !== null) {
-      const t = this.rowtime(row);
-      if (typeof t === "number") return t;
-      // NULL or invalid event times fail (or are routed) in the source operator; merge them first.
-      return Number.NEGATIVE_INFINITY;
-    }
-    return Number(m.timestamp);
+    return this.rowtime !== null ? this.eventTime(row) : Number(m.timestamp);
+  }
+
+  private eventTime(row: Row): number {
+    const t = this.rowtime!(row);
+    if (typeof t === "number") return t;
+    // NULL or invalid event times fail (or are routed) in the source operator; merge them first.
+    return Number.NEGATIVE_INFINITY;
   }
 
   /** An empty-buffered partition the merge waits for: it has records on the broker not yet fetched. */
@@ -692,18 +773,46 @@ export class KafkaSourceReader implements SourceReader {
     } catch (e) {
       this.scratch.clear();
       if (!(e instanceof FormatError)) throw e;
-      if (this.onBadRecord?.(part.split, Number(m.offset), m.value, e.message)) return 0;
-      const ignore = this.valueDecoder.ignoreParseErrors || (keyed?.ignoreParseErrors ?? false);
-      if (ignore) {
-        this.metrics.set("skippedRecords", (this.metrics.get("skippedRecords") ?? 0) + 1);
-        return 0;
-      }
-      throw new ConnectorError(
-        e.message,
-        "user",
-        `topic ${part.topic} partition ${part.partition} offset ${m.offset}`,
-      );
+      return this.badRecord(e, m, part);
     }
+  }
+
+  /** {@link decode} for record `i` of `view`, read from its value bytes (`valuesOnly`). */
+  private decodeAt(view: KafkaRecordView, i: number, part: PartitionState, ops: Op[], rows: Row[]): number {
+    try {
+      const length = view.valueLength(i);
+      if (length === -1) return this.skippedEmpty(); // Flink drops them; Weir counts them.
+      const scratch = this.scratch;
+      const start = view.valueStart(i);
+      this.valueDecoder.decodeRange(view.buffer, start, start + length, scratch);
+      const n = scratch.length;
+      if (n === 0) return this.skippedEmpty(); // an empty or blank value: no record
+      for (let k = 0; k < n; k++) {
+        ops[k] = scratch.opAt(k);
+        rows[k] = this.valueIsRow ? scratch.rowAt(k) : this.assembleAt(scratch.rowAt(k), view, i, part);
+      }
+      scratch.clear();
+      return n;
+    } catch (e) {
+      this.scratch.clear();
+      if (!(e instanceof FormatError)) throw e;
+      return this.badRecord(e, view.message(i), part);
+    }
+  }
+
+  /** A record that does not decode: routed, skipped (returns 0) or failed. */
+  private badRecord(e: FormatError, m: KafkaMessage, part: PartitionState): number {
+    if (this.onBadRecord?.(part.split, Number(m.offset), m.value, e.message)) return 0;
+    const ignore = this.valueDecoder.ignoreParseErrors || (this.keyDecoder?.ignoreParseErrors ?? false);
+    if (ignore) {
+      this.metrics.set("skippedRecords", (this.metrics.get("skippedRecords") ?? 0) + 1);
+      return 0;
+    }
+    throw new ConnectorError(
+      e.message,
+      "user",
+      `topic ${part.topic} partition ${part.partition} offset ${m.offset}`,
+    );
   }
 
   /** The connector row: key fields from the key, value fields from the value (they win under ALL), metadata. */
@@ -719,6 +828,15 @@ export class KafkaSourceReader implements SourceReader {
       for (let i = 0; i < vf.length; i++) row[vf[i].column] = value[i];
     }
     for (const md of this.metadata) row[md.column] = md.get(m, part.topic, part.partition);
+    return row;
+  }
+
+  /** {@link assemble} for record `i` of `view` (`valuesOnly`: no key, view metadata getters). */
+  private assembleAt(value: Row, view: KafkaRecordView, i: number, part: PartitionState): Row {
+    const row = this.blankRow.slice();
+    const vf = this.layout.value.fields;
+    for (let k = 0; k < vf.length; k++) row[vf[k].column] = value[k];
+    for (const md of this.metadata) row[md.column] = md.getAt!(view, i, part.topic, part.partition);
     return row;
   }
 
@@ -755,7 +873,9 @@ export class KafkaSourceReader implements SourceReader {
           eachBatchAutoResolve: true,
           partitionsConsumedConcurrently: 1,
           eachBatch: async ({ batch }: { batch: KafkaBatch }) => {
-            this.onBatch(batch.topic, batch.partition, batch.messages, batch.lastOffset());
+            const runs = batch.weirRuns;
+            if (runs !== undefined) this.onRuns(batch.topic, batch.partition, runs, batch.lastOffset());
+            else this.onBatch(batch.topic, batch.partition, batch.messages, batch.lastOffset());
           },
         }),
       "cannot start the Kafka consumer",
@@ -820,8 +940,60 @@ export class KafkaSourceReader implements SourceReader {
     if (from === to && advanceTo === part.fetched) return;
     part.fetched = advanceTo;
     if (advanceTo > part.high) part.high = advanceTo;
-    part.chunks.push({ messages, index: from, end: to, advanceTo });
-    part.buffered += to - from;
+    part.chunks.push({ messages, view: null, index: from, end: to, advanceTo });
+    this.buffer(part, to - from);
+  }
+
+  /** {@link onBatch} for a batch kept as runs of record views: one chunk per run. */
+  private onRuns(
+    topic: string,
+    partition: number,
+    runs: readonly KafkaRecordRun[],
+    lastOffset: string,
+  ): void {
+    const part = this.parts.get(`${topic}-${partition}`);
+    if (part === undefined) return;
+    if (part.fetched < 0) {
+      const first = runs.length > 0 ? runs[0].records.offsetAt(runs[0].from) : Number(lastOffset) + 1;
+      part.fetched = first;
+      part.next = first;
+    }
+    // The same cuts as onBatch's: the offsets rise through the runs.
+    const cut: { view: KafkaRecordView; from: number; to: number }[] = [];
+    let n = 0;
+    for (const run of runs) {
+      const view = run.records;
+      let from = run.from;
+      let to = run.to;
+      while (from < to && view.offsetAt(from) < part.fetched) from++;
+      if (part.end !== null) while (to > from && view.offsetAt(to - 1) >= part.end) to--;
+      if (from < to) {
+        cut.push({ view, from, to });
+        n += to - from;
+      }
+    }
+    let advanceTo = Math.max(Number(lastOffset) + 1, part.fetched);
+    if (part.end !== null && advanceTo > part.end) advanceTo = part.end;
+    if (n === 0 && advanceTo === part.fetched) return;
+    part.fetched = advanceTo;
+    if (advanceTo > part.high) part.high = advanceTo;
+    if (cut.length === 0) part.chunks.push({ messages: [], view: null, index: 0, end: 0, advanceTo });
+    for (let i = 0; i < cut.length; i++) {
+      const c = cut[i];
+      part.chunks.push({
+        messages: null,
+        view: c.view,
+        index: c.from,
+        end: c.to,
+        advanceTo: i === cut.length - 1 ? advanceTo : -1,
+      });
+    }
+    this.buffer(part, n);
+  }
+
+  /** `n` records were buffered for `part`: wake a waiting poll, pause a full or finished partition. */
+  private buffer(part: PartitionState, n: number): void {
+    part.buffered += n;
     this.arrival?.();
     if (part.end !== null && part.fetched >= part.end) this.pausePartition(part);
     else if (part.buffered >= PARTITION_HIGH_WATER) this.pausePartition(part);
@@ -898,9 +1070,19 @@ export class KafkaSourceReader implements SourceReader {
 /** Folds the last record handed out or passed over into the partition's position. */
 function settle(p: PartitionState): void {
   const m = p.passed;
-  if (m === null) return;
-  p.passed = null;
-  p.next = Number(m.offset) + 1;
+  if (m !== null) {
+    p.passed = null;
+    p.next = Number(m.offset) + 1;
+  } else if (p.passedAt >= 0) {
+    p.next = p.passedAt + 1;
+    p.passedAt = -1;
+  }
+}
+
+/** The record `m` (or, for a view's record, the one at `offset`) was handed out or passed over. */
+function pass(p: PartitionState, m: KafkaMessage | null, offset: number): void {
+  p.passed = m;
+  p.passedAt = m === null ? offset : -1;
 }
 
 function yieldToIo(): Promise<void> {
