@@ -113,7 +113,8 @@ function measure(argv) {
 
 // \`patched\`: the same loop after installing Weir's record batch decoder (what the Kafka source
 // runs, packages/connectors/src/kafka/record-batch.ts), so Weir's rows can also be read against a
-// ceiling that decodes records as cheaply as Weir does.
+// ceiling that decodes records as cheaply as Weir does: it reads the values' lengths from the
+// lazily decoded batches (\`batch.weirRuns\`) as the source reads them, without record objects.
 const ceilingLoop = (parse, patched = false) => `
 ${patched ? `(async () => { (await import(${JSON.stringify(pathToFileURL(join(ROOT, "packages/connectors/dist/kafka/record-batch.js")).href)})).installRecordBatchDecoder(); main(); })();` : "main();"}
 function main() {
@@ -125,6 +126,7 @@ let n = 0, bytes = 0;
   await c.connect();
   await c.subscribe({ topics: [${JSON.stringify(topic)}], fromBeginning: true });
   await c.run({ autoCommit: false, eachBatch: async ({ batch }) => {
+    ${patched && !parse ? `if (batch.weirRuns !== undefined) { for (const r of batch.weirRuns) for (let i = r.from; i < r.to; i++) { bytes += r.records.valueLength(i); n++; } } else` : ""}
     for (const m of batch.messages) { ${parse ? "bytes += JSON.parse(m.value.toString()).event_id.length" : "bytes += m.value.length"}; n++; }
     if (n >= ${events}) { console.log(n, bytes); process.exit(0); }
   } });

@@ -1,11 +1,77 @@
 // The Kafka reader's partition merge against a fake client whose fetches arrive in orders the
 // test chooses: the rows handed out, and the positions, depend only on the topic's contents.
 // (The same properties against the real broker, at volume: test/integration/kafka-volume.test.ts.)
+// Each fetch arrives either as record objects or, as Weir's decoder gives them, as lazily decoded
+// record batches (kafkajs-encoded, decoded by Weir's decodeMessages and Batch): the same rows.
+import { createRequire } from "node:module";
 import { type SourceNode, T } from "@weir/planner";
 import { type Op, opDisplay, type PollResult, type Row } from "@weir/runtime";
 import { describe, expect, it } from "vitest";
 import type { KafkaBatch, KafkaClient, KafkaConsumer, KafkaMessage } from "../src/kafka/client.js";
+import {
+  kafkajsInternals,
+  makeBatch,
+  makeDecodeMessages,
+  makeRecordBatchDecoder,
+} from "../src/kafka/record-batch.js";
 import { KafkaSourceReader } from "../src/kafka/source.js";
+
+const require = createRequire(new URL("../package.json", import.meta.url));
+const kjs = (p: string) => require(`kafkajs/src/${p}`);
+const Decoder = kjs("protocol/decoder");
+const Long = kjs("utils/long");
+const { RecordBatch } = kjs("protocol/recordBatch/v0/index");
+const Record = kjs("protocol/recordBatch/record/v0/index");
+const decodeMessages = makeDecodeMessages(require, makeRecordBatchDecoder(kafkajsInternals(require))) as (
+  d: unknown,
+) => Promise<unknown>;
+const WeirBatch = makeBatch(require) as new (...a: unknown[]) => KafkaBatch;
+
+/** Records `[from, to)` of a partition (event times `times`) as a fetch of two record batches, through Weir's decoder. */
+async function lazyBatch(
+  partition: number,
+  times: readonly number[],
+  from: number,
+  to: number,
+): Promise<KafkaBatch> {
+  const mid = to - from >= 2 ? from + Math.floor((to - from) / 2) : to;
+  const parts: Buffer[] = [];
+  for (const [a, b] of [
+    [from, mid],
+    [mid, to],
+  ]) {
+    if (a === b) continue;
+    const t0 = times[a];
+    const enc = await RecordBatch({
+      firstOffset: Long.fromValue(String(a)),
+      firstTimestamp: Long.fromValue(String(t0)),
+      maxTimestamp: Long.fromValue(String(Math.max(...times.slice(a, b)))),
+      lastOffsetDelta: b - a - 1,
+      records: times.slice(a, b).map((t, i) =>
+        Record({
+          offsetDelta: i,
+          timestampDelta: t - t0,
+          key: null,
+          value: JSON.stringify({ id: partition * 1000 + a + i, t }),
+          headers: {},
+        }),
+      ),
+    });
+    parts.push((enc as { buffer: Buffer }).buffer);
+  }
+  const body = Buffer.concat(parts);
+  const size = Buffer.alloc(4);
+  size.writeInt32BE(body.length);
+  const messages = await decodeMessages(new Decoder(Buffer.concat([size, body])));
+  const batch = new WeirBatch("t", String(from), {
+    partition,
+    highWatermark: String(times.length),
+    abortedTransactions: [],
+    messages,
+  });
+  expect(batch.weirRuns?.length).toBe(parts.length);
+  return batch;
+}
 
 /** Partition → the event times of its records (offsets 0, 1, …); value `{"id":…,"t":…}`. */
 type Topic = Record<number, readonly number[]>;
@@ -43,7 +109,7 @@ function message(partition: number, offset: number, t: number): KafkaMessage {
   };
 }
 
-function fake(topic: Topic) {
+function fake(topic: Topic, lazy = false) {
   const consumer = new FakeConsumer();
   const admin = {
     connect: async () => undefined,
@@ -64,6 +130,10 @@ function fake(topic: Topic) {
   const client = { admin: () => admin, consumer: () => consumer } as unknown as KafkaClient;
   /** Delivers records `[from, to)` of a partition as one fetched batch. */
   const deliver = async (partition: number, from: number, to: number) => {
+    if (lazy) {
+      await consumer.eachBatch!({ batch: await lazyBatch(partition, topic[partition], from, to) });
+      return;
+    }
     const messages = topic[partition].slice(from, to).map((t, i) => message(partition, from + i, t));
     await consumer.eachBatch!({
       batch: { topic: "t", partition, messages, lastOffset: () => String(to - 1) },
@@ -123,8 +193,9 @@ async function readAll(
   schedule: readonly [number, number, number][],
   maxRows: number,
   rowtime: boolean,
+  lazy = false,
 ): Promise<string[]> {
-  const f = fake(topic);
+  const f = fake(topic, lazy);
   const reader = new KafkaSourceReader(f.connect);
   await reader.open({
     node: node(),
@@ -182,7 +253,10 @@ describe("KafkaSourceReader: the partition merge", () => {
     ];
     const runs: string[][] = [];
     for (const schedule of schedules) {
-      for (const maxRows of [1, 3, 1024]) runs.push(await readAll(TOPIC, schedule, maxRows, true));
+      for (const maxRows of [1, 3, 1024]) {
+        runs.push(await readAll(TOPIC, schedule, maxRows, true));
+        runs.push(await readAll(TOPIC, schedule, maxRows, true, true));
+      }
     }
     for (const r of runs) expect(r).toEqual(runs[0]);
     // The merge of the partitions' heads by event time, ties by partition.
@@ -217,6 +291,18 @@ describe("KafkaSourceReader: the partition merge", () => {
       2,
       false,
     );
+    const lazy = await readAll(
+      TOPIC,
+      [
+        [0, 0, 7],
+        [1, 0, 5],
+        [2, 0, 4],
+      ],
+      2,
+      false,
+      true,
+    );
+    expect(lazy).toEqual(a);
     const b = await readAll(
       TOPIC,
       [
@@ -231,60 +317,62 @@ describe("KafkaSourceReader: the partition merge", () => {
     expect(a[0]).toBe("t-2 +I 2000 t=5");
   });
 
-  it("waits for a partition with unfetched records, keeps exact positions, and an empty partition holds nothing", async () => {
-    const f = fake(TOPIC);
-    const reader = new KafkaSourceReader(f.connect);
-    await reader.open({
-      node: node(),
-      metrics: new Map(),
-      settings: {},
-      cwd: ".",
-      rowtime: (r: Row) => r[1],
+  for (const lazy of [false, true])
+    it(`waits for a partition with unfetched records, keeps exact positions, and an empty partition holds nothing${lazy ? " (lazy batches)" : ""}`, async () => {
+      const f = fake(TOPIC, lazy);
+      const reader = new KafkaSourceReader(f.connect);
+      await reader.open({
+        node: node(),
+        metrics: new Map(),
+        settings: {},
+        cwd: ".",
+        rowtime: (r: Row) => r[1],
+      });
+      expect((await reader.poll(100)).kind).toBe("idle");
+      await f.deliver(0, 0, 7);
+      await f.deliver(1, 0, 5);
+      // Partition 2 has records on the broker that are not fetched: nothing may be handed out yet.
+      expect((await reader.poll(100)).kind).toBe("idle");
+      expect(reader.position()).toEqual({ t: { "0": 0, "1": 0, "2": 0, "3": 0 } });
+      expect(reader.lag()).toEqual({ "t-0": 7, "t-1": 5, "t-2": 4, "t-3": 0 });
+      await f.deliver(2, 0, 1);
+      // With partition 2's first record (t=5) fetched, the merge runs until it needs partition 2 again.
+      expect(rowsOf(await reader.poll(100))).toEqual(["t-2 +I 2000 t=5"]);
+      expect(reader.position()).toEqual({ t: { "0": 0, "1": 0, "2": 1, "3": 0 } });
+      expect((await reader.poll(100)).kind).toBe("idle");
+      await f.deliver(2, 1, 4);
+      const rest = rowsOf(await reader.poll(100));
+      expect(rest).toHaveLength(15);
+      expect(reader.position()).toEqual({ t: { "0": 7, "1": 5, "2": 4, "3": 0 } });
+      expect(reader.lag()).toEqual({ "t-0": 0, "t-1": 0, "t-2": 0, "t-3": 0 });
+      expect((await reader.poll(100)).kind).toBe("end");
+      await reader.close();
     });
-    expect((await reader.poll(100)).kind).toBe("idle");
-    await f.deliver(0, 0, 7);
-    await f.deliver(1, 0, 5);
-    // Partition 2 has records on the broker that are not fetched: nothing may be handed out yet.
-    expect((await reader.poll(100)).kind).toBe("idle");
-    expect(reader.position()).toEqual({ t: { "0": 0, "1": 0, "2": 0, "3": 0 } });
-    expect(reader.lag()).toEqual({ "t-0": 7, "t-1": 5, "t-2": 4, "t-3": 0 });
-    await f.deliver(2, 0, 1);
-    // With partition 2's first record (t=5) fetched, the merge runs until it needs partition 2 again.
-    expect(rowsOf(await reader.poll(100))).toEqual(["t-2 +I 2000 t=5"]);
-    expect(reader.position()).toEqual({ t: { "0": 0, "1": 0, "2": 1, "3": 0 } });
-    expect((await reader.poll(100)).kind).toBe("idle");
-    await f.deliver(2, 1, 4);
-    const rest = rowsOf(await reader.poll(100));
-    expect(rest).toHaveLength(15);
-    expect(reader.position()).toEqual({ t: { "0": 7, "1": 5, "2": 4, "3": 0 } });
-    expect(reader.lag()).toEqual({ "t-0": 0, "t-1": 0, "t-2": 0, "t-3": 0 });
-    expect((await reader.poll(100)).kind).toBe("end");
-    await reader.close();
-  });
 
-  it("pauses a partition whose buffer is full and resumes it once drained", async () => {
-    const big: Topic = { 0: Array.from({ length: 40_000 }, (_, i) => i), 1: [1_000_000] };
-    const f = fake(big);
-    const reader = new KafkaSourceReader(f.connect);
-    await reader.open({
-      node: node(false),
-      metrics: new Map(),
-      settings: {},
-      cwd: ".",
-      rowtime: (r: Row) => r[1],
+  for (const lazy of [false, true])
+    it(`pauses a partition whose buffer is full and resumes it once drained${lazy ? " (lazy batches)" : ""}`, async () => {
+      const big: Topic = { 0: Array.from({ length: 40_000 }, (_, i) => i), 1: [1_000_000] };
+      const f = fake(big, lazy);
+      const reader = new KafkaSourceReader(f.connect);
+      await reader.open({
+        node: node(false),
+        metrics: new Map(),
+        settings: {},
+        cwd: ".",
+        rowtime: (r: Row) => r[1],
+      });
+      await reader.poll(10);
+      await f.deliver(0, 0, 40_000);
+      expect(f.consumer.paused.has(0)).toBe(true);
+      await f.deliver(1, 0, 1);
+      let n = 0;
+      while (n < 40_001) {
+        const r = await reader.poll(4096);
+        if (r.kind !== "data") break;
+        n += r.splits.reduce((k, s) => k + s.batch.length, 0);
+        if (n > 30_000) expect(f.consumer.paused.has(0)).toBe(false);
+      }
+      expect(n).toBe(40_001);
+      await reader.close();
     });
-    await reader.poll(10);
-    await f.deliver(0, 0, 40_000);
-    expect(f.consumer.paused.has(0)).toBe(true);
-    await f.deliver(1, 0, 1);
-    let n = 0;
-    while (n < 40_001) {
-      const r = await reader.poll(4096);
-      if (r.kind !== "data") break;
-      n += r.splits.reduce((k, s) => k + s.batch.length, 0);
-      if (n > 30_000) expect(f.consumer.paused.has(0)).toBe(false);
-    }
-    expect(n).toBe(40_001);
-    await reader.close();
-  });
 });
