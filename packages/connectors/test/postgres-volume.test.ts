@@ -5,6 +5,7 @@ import { ChangeBatch, Op, type Row, type SinkWriter } from "@weir/runtime";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createPostgresSink, createPostgresSource } from "../src/postgres/index.js";
+import { StatementBuilder } from "../src/postgres/statements.js";
 import { sinkNode, sourceNode } from "./helpers.js";
 
 /**
@@ -260,6 +261,52 @@ describe("Postgres sink under volume", () => {
       expect(s.metrics.get("rowsDeleted")).toBeGreaterThan(0);
     }, 120_000);
   }
+
+  it("cuts a flush into statements by the size of their array parameters (8 MiB), not only by rows", async () => {
+    // 3,000 rows of ~9 KiB text (quotes, backslashes, two- and four-byte characters): ~27 MiB of
+    // array text in one flush, so statements end at the size limit long before 10,000 rows.
+    const fields: Field[] = [
+      { name: "id", type: T.int(false) },
+      { name: "s", type: T.string() },
+    ];
+    const rand = random(23);
+    const text = (id: number) => {
+      let t = `${id}:`;
+      while (t.length < 9_000) t += PIECES[rand(PIECES.length)]!;
+      return t;
+    };
+    const rows: Row[] = Array.from({ length: 3_000 }, (_, id) => [id, id % 97 === 0 ? null : text(id)]);
+    const builder = new StatementBuilder(
+      {
+        sql: `"${SCHEMA}"."big"`,
+        display: `${SCHEMA}.big`,
+        schema: SCHEMA,
+        primaryKey: ["id"],
+        columns: [
+          { sql: '"id"', name: "id", castType: "int4", type: fields[0]!.type },
+          { sql: '"s"', name: "s", castType: "text", type: fields[1]!.type },
+        ],
+      },
+      [0],
+      null,
+    );
+    const statements = builder.upserts(rows);
+    expect(statements.length).toBeGreaterThanOrEqual(3);
+    // Each statement ends at the first row that takes it to the limit: under 8 MiB + one row.
+    for (const st of statements)
+      expect((st.values[1] as string).length).toBeLessThan(8 * 1024 * 1024 + 40_000);
+    // The same rows through the sink, in one flush, then a second flush deleting every third.
+    const s = pgSink("big", fields, { "sink.create-table": "true", "sink.buffer-flush.interval": "0" });
+    await s.open();
+    s.sink.write(ChangeBatch.inserts(rows));
+    await s.sink.flush();
+    const deletes = rows.filter((r) => (r[0] as number) % 3 === 0);
+    s.sink.write(ChangeBatch.of(deletes.map((r) => [Op.DELETE, r] as [Op, Row])));
+    await s.sink.flush();
+    await s.sink.close();
+    const got = await readBack("big", fields);
+    expect(got).toEqual(rows.filter((r) => (r[0] as number) % 3 !== 0));
+  }, 120_000);
 
   it("with a version column, applies each change by the version rule across flushes", async () => {
     const fields: Field[] = [
