@@ -1,29 +1,18 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { MAIN, testBundle } from "../support/bundle.js";
 
 // `weir: internal error:` prints the error's stack at the TypeScript sources (source-stack.ts),
 // from the modules (dist/main.js, tsc's *.js.map) and from the bundle (dist/weir.mjs, whose map
 // scripts/bundle-cli.mjs chains through them), built here into a folder of its own.
 const ROOT = resolve(import.meta.dirname, "../..");
-const MAIN = join(ROOT, "packages/cli/dist/main.js");
-const BUNDLE_DIR = join(ROOT, "packages/cli/dist", `.test-stack-bundle-${process.pid}`);
-const BUNDLE = join(BUNDLE_DIR, "weir.mjs");
+const { entries } = testBundle("stack");
 const WEIR_TS = join(ROOT, "packages/cli/src/weir.ts");
 
-beforeAll(() => {
-  if (!existsSync(MAIN)) return;
-  mkdirSync(BUNDLE_DIR, { recursive: true });
-  execFileSync(process.execPath, [join(ROOT, "scripts/bundle-cli.mjs"), "--outfile", BUNDLE]);
-}, 120_000);
-afterAll(() => rmSync(BUNDLE_DIR, { recursive: true, force: true }));
-
-describe.skipIf(!existsSync(MAIN)).each([
-  ["the modules (dist/main.js)", MAIN],
-  ["the bundle (dist/weir.mjs)", BUNDLE],
-])("an internal error's stack: %s", (_what, entry) => {
+describe.skipIf(!existsSync(MAIN)).each(entries)("an internal error's stack: %s", (_what, entry) => {
   it("names the .ts files under packages/ at the lines that threw, not the built JavaScript", () => {
     // No user input reaches an internal error (a bug); WEIR_TEST_INTERNAL_ERROR throws one from
     // weir.ts's internalErrorForTests.

@@ -1,16 +1,14 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { MAIN, testBundle } from "../support/bundle.js";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const MAIN = join(ROOT, "packages/cli/dist/main.js");
 // The bundled CLI (scripts/bundle-cli.mjs, what bin/weir runs after `scripts/pnpm.sh build`),
-// built here into a folder of its own inside dist/ so that the shared build is left alone: it
-// must load the libraries as lazily as the modules do (esbuild hoists no external import).
-const BUNDLE_DIR = join(ROOT, "packages/cli/dist", `.test-bundle-${process.pid}`);
-const BUNDLE = join(BUNDLE_DIR, "weir.mjs");
+// built here so that the shared build is left alone: it must load the libraries as lazily as the
+// modules do (esbuild hoists no external import).
+const { bundle: BUNDLE, entries } = testBundle("lazy");
 
 /** The connector and metrics libraries `weir run` loads only when a job uses them. */
 const LIBRARIES = ["apache-arrow", "pg", "kafkajs", "prom-client", "lmdb", "msgpackr"];
@@ -47,36 +45,29 @@ function loadedPackages(
 
 const SOURCE = `CREATE TABLE t (a INT, b STRING) WITH ('connector' = 'filesystem', 'path' = 'in.jsonl', 'format' = 'json');`;
 
-beforeAll(() => {
-  if (!existsSync(MAIN)) return;
-  mkdirSync(BUNDLE_DIR, { recursive: true });
-  execFileSync(process.execPath, [join(ROOT, "scripts/bundle-cli.mjs"), "--outfile", BUNDLE]);
-}, 120_000);
-afterAll(() => rmSync(BUNDLE_DIR, { recursive: true, force: true }));
+describe.skipIf(!existsSync(MAIN)).each(entries)(
+  "weir run loads a connector's libraries only when the job uses it: %s",
+  (_what, entry) => {
+    it("a file → blackhole job loads none of them", () => {
+      const r = loadedPackages(
+        entry,
+        `${SOURCE}\nCREATE TABLE o (a INT, b STRING) WITH ('connector' = 'blackhole');\nINSERT INTO o SELECT a, b FROM t;\n`,
+      );
+      expect(r.stderr).toContain("2 changes written");
+      expect(r.code).toBe(0);
+      expect(LIBRARIES.filter((l) => r.packages.has(l))).toEqual([]);
+    });
 
-describe.skipIf(!existsSync(MAIN)).each([
-  ["the modules (dist/main.js)", MAIN],
-  ["the bundle (dist/weir.mjs)", BUNDLE],
-])("weir run loads a connector's libraries only when the job uses it: %s", (_what, entry) => {
-  it("a file → blackhole job loads none of them", () => {
-    const r = loadedPackages(
-      entry,
-      `${SOURCE}\nCREATE TABLE o (a INT, b STRING) WITH ('connector' = 'blackhole');\nINSERT INTO o SELECT a, b FROM t;\n`,
-    );
-    expect(r.stderr).toContain("2 changes written");
-    expect(r.code).toBe(0);
-    expect(LIBRARIES.filter((l) => r.packages.has(l))).toEqual([]);
-  });
-
-  it("a job writing an Arrow file loads apache-arrow (and still none of the others)", () => {
-    const r = loadedPackages(
-      entry,
-      `${SOURCE}\nCREATE TABLE o (a INT, b STRING) WITH ('connector' = 'filesystem', 'path' = 'out.arrow', 'format' = 'arrow');\nINSERT INTO o SELECT a, b FROM t;\n`,
-    );
-    expect(r.code).toBe(0);
-    expect(LIBRARIES.filter((l) => r.packages.has(l))).toEqual(["apache-arrow"]);
-  });
-});
+    it("a job writing an Arrow file loads apache-arrow (and still none of the others)", () => {
+      const r = loadedPackages(
+        entry,
+        `${SOURCE}\nCREATE TABLE o (a INT, b STRING) WITH ('connector' = 'filesystem', 'path' = 'out.arrow', 'format' = 'arrow');\nINSERT INTO o SELECT a, b FROM t;\n`,
+      );
+      expect(r.code).toBe(0);
+      expect(LIBRARIES.filter((l) => r.packages.has(l))).toEqual(["apache-arrow"]);
+    });
+  },
+);
 
 describe.skipIf(!existsSync(MAIN))("the bundled CLI", () => {
   it("points every external import and import.meta.url path at a file that exists", () => {
