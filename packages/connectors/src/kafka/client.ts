@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type kafkajsTypes from "kafkajs";
 import { installRecordBatchDecoder } from "./record-batch.js";
+import { installRequestQueueFix } from "./request-queue.js";
 
 /** kafkajs, loaded when the first client is built (a job without Kafka tables never loads it). */
 let kafkajsModule: typeof kafkajsTypes | undefined;
@@ -9,6 +10,8 @@ function kafkajs(): typeof kafkajsTypes {
     const require = createRequire(import.meta.url);
     // Before the first fetch: the record batches are read without a JS object chain per record.
     installRecordBatchDecoder(require);
+    // Without kafkajs 2.2.4's 1 ms timer loop on every connection (request-queue.ts).
+    installRequestQueueFix(require);
     kafkajsModule = require("kafkajs") as typeof kafkajsTypes;
   }
   return kafkajsModule;

@@ -23,7 +23,8 @@ export interface PgConnection {
   readonly broken: Error | null;
 }
 
-export type PgParam = string | null | readonly PgParam[];
+/** A text parameter, NULL, an array (pg's literal), or bytes (sent in the binary format). */
+export type PgParam = string | null | Buffer | readonly PgParam[];
 
 export interface PgResult {
   readonly rows: readonly (readonly (string | null)[])[];

@@ -1,4 +1,5 @@
 import { ConnectorError, type Row } from "@weir/runtime";
+import { BinaryArrayWriter, type BinaryElement, binaryElementOf } from "./binary-array.js";
 import type { PgParam } from "./client.js";
 import type { PendingKey } from "./reduce.js";
 import type { BoundTable } from "./table.js";
@@ -53,8 +54,9 @@ export interface Statement {
  * instead of being cut).
  *
  * When every column's values can be elements of a one-dimensional Postgres array (all but
- * native array columns), a statement takes one array parameter per column, built here as
- * Postgres array text (`{"a","b\"c",NULL}`), and reads the rows with `unnest`:
+ * native array columns), a statement takes one array parameter per column — in the binary
+ * format for the built-in column types of binary-array.ts, else built here as Postgres array
+ * text (`{"a","b\"c",NULL}`) — and reads the rows with `unnest`:
  * `INSERT INTO t (…) SELECT * FROM unnest($1::"int8"[], $2::"text"[]) AS u(c0, c1) ON CONFLICT …`
  * and `DELETE FROM t USING unnest(…) AS d(…) WHERE …`. The text is the same for every flush, so
  * it is a named prepared statement, parsed once per connection, and the client sends a handful
@@ -70,6 +72,8 @@ export class StatementBuilder {
   private readonly unnest: boolean;
   /** Per column: its encoded text may hold `"` or a backslash (strings, bytea, jsonb, …), so it is escaped. */
   private readonly mayNeedEscape: readonly boolean[];
+  /** Per column: its `unnest` array is sent in the binary format (binary-array.ts), or null (text). */
+  private readonly binary: readonly (BinaryElement | null)[];
   private readonly unnestInsert: string;
   private readonly unnestUpsert: string;
   private readonly unnestDelete: string;
@@ -86,6 +90,7 @@ export class StatementBuilder {
     this.encoders = cols.map((c) => compileValueEncoder(c.type));
     this.unnest = cols.every((c) => c.type.kind !== "ARRAY" || storedAsJson(c.type));
     this.mayNeedEscape = cols.map((c) => !NEVER_ESCAPED.has(c.type.kind) || storedAsJson(c.type));
+    this.binary = cols.map((c) => binaryElementOf(c.type, c.typeOid));
     const colList = cols.map((c) => c.sql).join(", ");
     this.insertHead = `INSERT INTO ${table.sql} AS t (${colList}) VALUES `;
     const arrays = (ix: readonly number[]) => ix.map((i, j) => `$${j + 1}::${cols[i].castType}[]`).join(", ");
@@ -227,7 +232,8 @@ export class StatementBuilder {
   /**
    * `unnest` statements over `rows`, whose value `j` belongs to column `columns[j]`; each takes
    * one array parameter per column, up to {@link UNNEST_MAX_ROWS} rows or
-   * {@link UNNEST_MAX_CHARS} characters. `source` (deletes): the rows named in errors.
+   * {@link UNNEST_MAX_CHARS} characters of text and bytes of binary arrays. `source` (deletes):
+   * the rows named in errors.
    */
   private unnestStatements(
     rows: readonly Row[],
@@ -240,19 +246,38 @@ export class StatementBuilder {
     const n = columns.length;
     const escaped = columns.map((i) => this.mayNeedEscape[i]);
     const encoders = columns.map((i) => this.encoders[i]);
-    // Per column: the element texts (escaped, unquoted), null for NULL; whether one is NULL.
+    const binary = columns.map((i) => this.binary[i]);
+    // Per column: a binary array being written, or the element texts (escaped, unquoted; null
+    // for NULL) of a text literal and whether one is NULL.
+    const writers: (BinaryArrayWriter | null)[] = binary.map((b) =>
+      b === null ? null : new BinaryArrayWriter(b.oid),
+    );
     let parts: (string | null)[][] = columns.map(() => []);
     let nulls = columns.map(() => false);
+    /** Characters of the text literals, plus the bytes of the binary arrays written before this statement's rows. */
     let chars = 0;
     let inChunk = 0;
+    const binarySize = () => {
+      let size = 0;
+      for (let j = 0; j < n; j++) size += writers[j]?.size ?? 0;
+      return size;
+    };
     const cut = () => {
       out.push({
         text,
         name,
-        values: parts.map((p, j) =>
-          nulls[j] ? `{${p.map((x) => (x === null ? "NULL" : `"${x}"`)).join(",")}}` : `{"${p.join('","')}"}`,
-        ),
+        values: parts.map((p, j) => {
+          const w = writers[j];
+          if (w !== null) return w.finish();
+          return nulls[j]
+            ? `{${p.map((x) => (x === null ? "NULL" : `"${x}"`)).join(",")}}`
+            : `{"${p.join('","')}"}`;
+        }),
       });
+      for (let j = 0; j < n; j++) {
+        const w = writers[j];
+        if (w !== null) writers[j] = new BinaryArrayWriter(binary[j]!.oid, w.size);
+      }
       parts = columns.map(() => []);
       nulls = columns.map(() => false);
       chars = 0;
@@ -265,6 +290,12 @@ export class StatementBuilder {
         const row = rows[r];
         for (j = 0; j < n; j++) {
           const v = row[j];
+          const w = writers[j];
+          if (w !== null) {
+            if (v === null || v === undefined) w.null();
+            else binary[j]!.write(w, v);
+            continue;
+          }
           if (v === null || v === undefined) {
             parts[j].push(null);
             nulls[j] = true;
@@ -276,7 +307,7 @@ export class StatementBuilder {
           parts[j].push(t);
           chars += t.length + 3;
         }
-        if (++inChunk >= UNNEST_MAX_ROWS || chars >= UNNEST_MAX_CHARS) cut();
+        if (++inChunk >= UNNEST_MAX_ROWS || chars + binarySize() >= UNNEST_MAX_CHARS) cut();
       }
     } catch (e) {
       // The same error, naming the column and row, as a VALUES statement's.

@@ -32,6 +32,8 @@ export interface BoundColumn {
    * parameter casts. Not `format_type(oid, NULL)`: that spells bpchar `character`, i.e. char(1).
    */
   readonly castType: string;
+  /** The column type's OID (`pg_attribute.atttypid`), when known: the sink's binary arrays. */
+  readonly typeOid?: number;
   readonly type: DataType;
 }
 
@@ -40,6 +42,7 @@ interface PgColumn {
   readonly udt: string;
   readonly fullType: string;
   readonly typmod: number;
+  readonly typeOid: number;
 }
 
 /** `CREATE TABLE IF NOT EXISTS` for the sink schema (Weir → Postgres types of values.ts). */
@@ -80,7 +83,7 @@ export async function bindTable(
   const [oid, schema, name] = found.rows[0] as string[];
   const where = `Postgres table ${schema}.${name}`;
   const colRows = await conn.query(
-    `SELECT a.attname, t.typname, format_type(a.atttypid, a.atttypmod), a.atttypmod::text
+    `SELECT a.attname, t.typname, format_type(a.atttypid, a.atttypmod), a.atttypmod::text, a.atttypid::text
        FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
       WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
     [oid],
@@ -90,6 +93,7 @@ export async function bindTable(
     udt: r[1] as string,
     fullType: r[2] as string,
     typmod: Number(r[3]),
+    typeOid: Number(r[4]),
   }));
   const pkRows = await conn.query(
     `SELECT a.attname FROM pg_index i
@@ -116,7 +120,13 @@ export async function bindTable(
       problems.push(
         `its column '${col.name}' is ${col.fullType}, but Weir column '${f.name}' is ${formatType(f.type)}: ${bad}`,
       );
-    columns.push({ sql: quoteIdent(col.name), name: col.name, castType: castTypeOf(col.udt), type: f.type });
+    columns.push({
+      sql: quoteIdent(col.name),
+      name: col.name,
+      castType: castTypeOf(col.udt),
+      typeOid: col.typeOid,
+      type: f.type,
+    });
   }
   // The key is checked even when columns differ: every problem is listed at once.
   if (checkKey) {
