@@ -48,6 +48,12 @@ const PG_EPOCH_DAYS = 10_957;
 const TWO_32 = 4_294_967_296;
 /** Below this many milliseconds from 2000-01-01 the microseconds are exact as a double. */
 const EXACT_MS = 9_007_199_254_740;
+const SAFE_BIG = 2n ** 53n;
+const TWO_53 = 2 ** 53;
+const NEG_SAFE_BIG = -SAFE_BIG;
+const POW10 = Float64Array.from({ length: 16 }, (_, i) => 10 ** i);
+/** Scratch for {@link BinaryArrayWriter.smallNumeric}: at most 3 fraction and 4 integer digits. */
+const DIGITS = new Float64Array(8);
 
 const NAME_OF_OID = new Map<number, string>(Object.entries(OID).map(([name, oid]) => [oid, name]));
 
@@ -79,6 +85,16 @@ export function binaryElementOf(t: DataType, typeOid: number | undefined): Binar
     case "DECIMAL": {
       if (udt !== "numeric") return null;
       const scale = t.scale;
+      // Up to 15 digits every value is below 10^15 < 2^53: exact as a double.
+      if (t.precision <= 15 && scale <= 12)
+        return {
+          oid: OID.numeric,
+          write: (w, v) => {
+            const x = Number(v as bigint);
+            if (x > -TWO_53 && x < TWO_53) w.smallNumeric(x, scale);
+            else w.numeric(v as bigint, scale);
+          },
+        };
       return { oid: OID.numeric, write: (w, v) => w.numeric(v as bigint, scale) };
     }
     case "CHAR":
@@ -267,7 +283,7 @@ export class BinaryArrayWriter {
    * trailing zero digits left out.
    */
   numeric(unscaled: bigint, scale: number): void {
-    if (scale <= 12 && unscaled > -SAFE_BIG && unscaled < SAFE_BIG) {
+    if (scale <= 12 && unscaled > NEG_SAFE_BIG && unscaled < SAFE_BIG) {
       this.smallNumeric(Number(unscaled), scale);
       return;
     }
@@ -322,7 +338,7 @@ export class BinaryArrayWriter {
    * {@link numeric} of an unscaled value within ±2^53 at a scale of at most 12, in doubles: the
    * fraction, padded to whole base-10000 digits, stays below 10^15, so every step is exact.
    */
-  private smallNumeric(unscaled: number, scale: number): void {
+  smallNumeric(unscaled: number, scale: number): void {
     const neg = unscaled < 0;
     const x = neg ? -unscaled : unscaled;
     const pow = POW10[scale];
@@ -333,7 +349,7 @@ export class BinaryArrayWriter {
     let frac = (x - int * pow) * POW10[pad];
     const fracGroups = (scale + pad) / 4;
     // Digits, least significant first: the fraction's, then the integer part's.
-    const digits = this.digits;
+    const digits = DIGITS;
     let n = 0;
     for (let g = 0; g < fracGroups; g++) {
       const d = frac % 10_000;
@@ -370,10 +386,4 @@ export class BinaryArrayWriter {
     this.pos = p;
     this.count++;
   }
-
-  /** Scratch for {@link smallNumeric}: at most 4 fraction and 4 integer digits. */
-  private readonly digits = new Float64Array(8);
 }
-
-const SAFE_BIG = 2n ** 53n;
-const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);

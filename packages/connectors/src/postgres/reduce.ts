@@ -57,7 +57,12 @@ export function versionNotNewer(a: unknown, b: unknown): boolean {
 }
 
 export class UpsertReducer {
-  private pending = new Map<StateKey, PendingKey>();
+  /**
+   * Per key: its pending entry, or — the common case, a key whose only pending change is an
+   * upsert with no delete before it — the row itself (`deleteRow` null, `upsert` the row),
+   * which spares an object per buffered key.
+   */
+  private pending = new Map<StateKey, PendingKey | Row>();
   private count = 0;
 
   constructor(
@@ -85,31 +90,40 @@ export class UpsertReducer {
   add(op: Op, row: Row): void {
     this.count++;
     const k = this.key.encode(row);
-    const p = this.pending.get(k);
+    const pending = this.pending;
+    const found = pending.get(k);
     const upsert = op === Op.INSERT || op === Op.UPDATE_AFTER;
     const v = this.version;
-    if (p === undefined) {
-      this.pending.set(
-        k,
-        upsert
-          ? { deleteRow: null, deleteVersion: null, upsert: row }
-          : {
-              deleteRow: row,
-              deleteVersion: v === null ? null : row[v],
-              ...(this.final !== null ? { deleteFinal: row[this.final] === true } : {}),
-              upsert: null,
-            },
-      );
+    if (found === undefined) {
+      if (upsert) pending.set(k, row);
+      else
+        pending.set(k, {
+          deleteRow: row,
+          deleteVersion: v === null ? null : row[v],
+          ...(this.final !== null ? { deleteFinal: row[this.final] === true } : {}),
+          upsert: null,
+        });
       return;
     }
-    if (v === null) {
-      if (upsert) {
-        p.deleteRow = null;
-        p.upsert = row;
-      } else {
-        p.deleteRow = row;
-        p.upsert = null;
+    if (v === null && upsert) {
+      // The last change wins.
+      if (Array.isArray(found)) pending.set(k, row);
+      else {
+        found.deleteRow = null;
+        found.upsert = row;
       }
+      return;
+    }
+    let p: PendingKey;
+    if (Array.isArray(found)) {
+      p = { deleteRow: null, deleteVersion: null, upsert: found };
+      pending.set(k, p);
+    } else {
+      p = found;
+    }
+    if (v === null) {
+      p.deleteRow = row;
+      p.upsert = null;
       return;
     }
     const incoming = row[v];
@@ -133,6 +147,10 @@ export class UpsertReducer {
     const deletes: PendingKey[] = [];
     const upserts: Row[] = [];
     for (const p of this.pending.values()) {
+      if (Array.isArray(p)) {
+        upserts.push(p);
+        continue;
+      }
       if (p.deleteRow !== null) deletes.push(p);
       if (p.upsert !== null) upserts.push(p.upsert);
     }
