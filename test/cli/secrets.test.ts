@@ -150,6 +150,22 @@ INSERT INTO pg_t SELECT id FROM src;
     expectNoSecret(p.stderr);
   });
 
+  it("in the syntax trees of weir parse --json", async () => {
+    const file = tempFile(
+      "parse-json.sql",
+      `${TABLES}CREATE TABLE q (id INT) WITH ('connector' = 'print', 'properties.sasl.password' = 'pa"ss\\word');
+`,
+    );
+    const r = await runWeir(["parse", file, "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expectNoSecret(r.stdout);
+    expect(r.stdout).not.toContain('pa\\"ss');
+    const tree = JSON.stringify(JSON.parse(r.stdout));
+    expect(tree).toContain("******");
+    // what is not a secret is kept: the table names, the connector, the topic
+    for (const kept of ["pg_t", "postgres", "127.0.0.1:9", "datagen"]) expect(tree).toContain(kept);
+  });
+
   it("but not in file names, positions or another literal that spells the same word", async () => {
     // The secret is a common word: it is in the file's name and is the connector's name too.
     const file = tempFile(

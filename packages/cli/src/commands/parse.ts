@@ -1,13 +1,15 @@
 import { readFileSync } from "node:fs";
 import { parse, renderDiagnostic, statementKindLabel } from "@weir/parser";
+import { scrubSecrets } from "@weir/planner";
 import type { CommandLine } from "../args.js";
 import { UsageError } from "../args.js";
 import { scriptRedaction, scrubOutput } from "../engine/errors.js";
 import type { Output } from "../output.js";
 
 /**
- * `weir parse FILE.sql [--json]`: exit 0 and one line per statement (its kind and line), or
- * exit 1 and every diagnostic rendered with file, line, column and a caret.
+ * `weir parse FILE.sql [--json]`: exit 0 and one line per statement (its kind and line) — with
+ * `--json`, the syntax trees, secrets masked — or exit 1 and every diagnostic rendered with file,
+ * line, column and a caret.
  */
 export function parseCommand(cmd: CommandLine, out: Output): number {
   const file = cmd.positionals[0];
@@ -25,7 +27,12 @@ export function parseCommand(cmd: CommandLine, out: Output): number {
     if (errors > 0) return 1;
   }
   if (cmd.flags.has("json")) {
-    out.out(JSON.stringify(result.statements, null, 2));
+    // The syntax tree holds the options' values as written: every string of it is scrubbed of
+    // the script's secrets before it is encoded (a secret with a quote in it is found as written).
+    const { secrets, keep } = scriptRedaction(source, result.statements, file);
+    const scrub = (_key: string, v: unknown) =>
+      typeof v === "string" ? scrubSecrets(v, secrets, { keep }) : v;
+    out.out(JSON.stringify(result.statements, secrets.length > 0 ? scrub : undefined, 2));
     return 0;
   }
   for (const stmt of result.statements) {
