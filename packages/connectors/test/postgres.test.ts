@@ -207,7 +207,8 @@ describe("Postgres upsert sink", () => {
     const expected = new Map<number, Row>();
     let seed = 12345;
     const rand = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
+      // The LCG mod 2^31 in exact 32-bit arithmetic (a double product would pass 2^53).
+      seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
       return seed % n;
     };
     let kills = 0;
