@@ -46,7 +46,13 @@ import {
   planCheckpoints,
   type SavepointRequests,
 } from "./checkpointing.js";
-import { renderRuntimeError, type ScriptRedaction, scriptRedaction, scrubOutput } from "./errors.js";
+import {
+  internalErrorFrames,
+  renderRuntimeError,
+  type ScriptRedaction,
+  scriptRedaction,
+  scrubOutput,
+} from "./errors.js";
 import { EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_RUNTIME } from "./exit-codes.js";
 import { Interrupted, MaterializedViews, serveSetting } from "./materialized-views.js";
 import { formatCheckpointSummary, formatSummary, jsonMetrics, ProgressLine } from "./summary.js";
@@ -593,6 +599,8 @@ export class Engine {
 
   private reportRuntimeError(e: unknown, dag: PhysicalDag, file: string): void {
     this.out.err(renderRuntimeError(e, dag, this.catalog, this.scriptSource, file));
+    const bug = internalErrorFrames(e);
+    if (bug !== undefined) this.out.err(bug);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { type Diagnostic, lex, renderDiagnostic, type Statement, type StringValue } from "@weir/parser";
 import { type Catalog, type PhysicalDag, redactOption, scrubSecrets, secretValues } from "@weir/planner";
 import { ConnectorError } from "@weir/runtime";
+import { sourceStack } from "../source-stack.js";
 
 /** The `'key' = 'value'` pairs of `statements` (WITH, OPTIONS, hints, SET): an iterative walk of the syntax trees. */
 function optionPairs(statements: readonly Statement[]): { key: StringValue; value: StringValue }[] {
@@ -245,4 +246,25 @@ export function renderRuntimeError(
   }
   const hint = e instanceof ConnectorError && e.hint !== undefined ? `\nhint: ${e.hint}` : "";
   return `${file}: runtime error: ${message}${hint}`;
+}
+
+/**
+ * For a run-time failure caused by a JavaScript engine error (a TypeError or ReferenceError among
+ * its causes) — a bug in Weir, which no input should reach — the lines that ask for a report and
+ * give that error's stack frames at the TypeScript sources; else undefined. Other failures (bad
+ * records, connectors, expressions) explain themselves and get no stack.
+ */
+export function internalErrorFrames(e: unknown): string | undefined {
+  let c: unknown = e;
+  for (let depth = 0; c instanceof Error && depth < 10; depth++, c = c.cause) {
+    if (!(c instanceof TypeError || c instanceof ReferenceError)) continue;
+    const frames = sourceStack(c)
+      .split("\n")
+      .filter((line) => /^\s+at /.test(line));
+    return [
+      `this is a bug in Weir (${c.name}: ${c.message}); please report it with these frames:`,
+      ...frames,
+    ].join("\n");
+  }
+  return undefined;
 }
