@@ -10,7 +10,7 @@
 //   blackhole  weir run: Kafka (json, rowtime watermark, the partition merge) → blackhole
 //   blackhole, light  the same with amount DOUBLE and the record timestamp as rowtime: the source
 //              path without DECIMAL parsing and string-timestamp parsing
-//   postgres   weir run: the same → Postgres upsert keyed by event_id (skipped without --postgres)
+//   postgres   weir run: the same → Postgres upsert keyed by event_id (skipped without --postgres; the table is dropped afterwards)
 // --cpu-prof DIR: the weir runs write V8 CPU profiles (node --cpu-prof) into DIR.
 // --topic-prefix P: name the topic P-<time> (default weir-bench).
 // --node-flags "FLAGS": the node flags of every child process, the ceiling loops' as well as
@@ -198,6 +198,12 @@ if (pgUrl) {
     ),
   );
   rows.push(["weir → postgres upsert", measure(["node", ...nodeArgs, weir, "run", pg])]);
+  // The 1M-row table is not left behind.
+  const pgLib = require("pg");
+  const client = new pgLib.Client({ connectionString: pgUrl });
+  await client.connect();
+  await client.query(`DROP TABLE IF EXISTS ${table}`);
+  await client.end();
 }
 const ceiling = events / rows[0][1].cpu;
 console.log(
