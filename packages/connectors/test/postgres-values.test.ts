@@ -1,18 +1,9 @@
 import { T } from "@weir/planner";
 import { describe, expect, it } from "vitest";
 import { compileValueEncoder, formatPgTimestamp, formatPgTimestampUtc } from "../src/postgres/values.js";
+import { mulberry32 } from "./helpers.js";
 
-/** A deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = mulberry32;
 
 /** Postgres' text of a timestamp, from `Date` (year 0 and before are 1 BC and before). */
 function reference(ms: number): string {

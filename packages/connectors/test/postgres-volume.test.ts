@@ -6,7 +6,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createPostgresSink, createPostgresSource } from "../src/postgres/index.js";
 import { StatementBuilder } from "../src/postgres/statements.js";
-import { sinkNode, sourceNode } from "./helpers.js";
+import { mulberry32, sinkNode, sourceNode } from "./helpers.js";
 
 /**
  * The Postgres sink under volume, against the real server: changelogs many times
@@ -73,16 +73,10 @@ async function readBack(table: string, fields: readonly Field[]): Promise<Row[]>
   return out.sort((a, b) => (a[0] as number) - (b[0] as number));
 }
 
-/** A deterministic generator (mulberry32): an integer in [0, n). */
+/** A deterministic generator: an integer in [0, n). */
 function random(seed: number): (n: number) => number {
-  let s = seed >>> 0;
-  return (n) => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-  };
+  const next = mulberry32(seed);
+  return (n) => Math.floor(next() * n);
 }
 
 const PIECES = [
