@@ -31,9 +31,9 @@ const MAX_PARAMS = 65535;
 
 /**
  * An `unnest` statement holds at most this many rows, and stops taking rows once its array
- * parameters hold this many characters in all: far below V8's string limit (2^29 characters)
- * and Postgres's 1 GB per value, and small enough that one statement's text is built and sent
- * while the previous one runs on the server.
+ * parameters hold this many characters (text literals) and bytes (binary arrays) in all: far
+ * below V8's string limit (2^29 characters) and Postgres's 1 GB per value, so that no single
+ * parameter of a large flush comes near either.
  */
 const UNNEST_MAX_ROWS = 10_000;
 const UNNEST_MAX_CHARS = 8 * 1024 * 1024;
