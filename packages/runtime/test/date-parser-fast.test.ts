@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dateParser, fixedLayoutParser, greedyMatcher, tokenize } from "../src/expr/dateFormat.js";
+import { dateParser, fixedLayoutParser, greedyMatcher, tokenize } from "../src/expr/date-format.js";
 
 /**
  * The lenient parser (UNIX_TIMESTAMP) reads common patterns without its regex. A leading space

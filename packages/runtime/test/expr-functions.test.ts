@@ -1,7 +1,7 @@
 import { E, T } from "@weir/planner";
 import { compileExpr, defaultEvalContext, getZone, localToInstant } from "@weir/runtime";
 import { describe, expect, it } from "vitest";
-import { call, col, ev, lit } from "./exprHelpers.js";
+import { call, col, ev, lit } from "./expr-helpers.js";
 
 const s = lit.str;
 const i = lit.int;

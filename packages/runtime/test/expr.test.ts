@@ -7,7 +7,7 @@ import {
   ExpressionError,
 } from "@weir/runtime";
 import { describe, expect, it } from "vitest";
-import { call, col, ev, lit } from "./exprHelpers.js";
+import { call, col, ev, lit } from "./expr-helpers.js";
 
 const B = (v: boolean | null) => lit.bool(v);
 

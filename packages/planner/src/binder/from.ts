@@ -2,7 +2,7 @@ import type * as ast from "@weir/parser";
 import type { CatalogTable } from "../catalog/catalog.js";
 import type { Expr } from "../expr.js";
 import { E } from "../expr.js";
-import { commonType } from "../functions/typeRules.js";
+import { commonType } from "../functions/type-rules.js";
 import type { LogicalJoin, LogicalNode, LogicalScan, LogicalUnnest, LogicalValues } from "../logical.js";
 import type { Field, JoinType } from "../physical.js";
 import type { DataType } from "../types.js";

@@ -2,7 +2,7 @@ import type * as ast from "@weir/parser";
 import type { CatalogColumn, CatalogTable } from "../catalog/catalog.js";
 import type { Expr } from "../expr.js";
 import { E } from "../expr.js";
-import { canImplicitCast } from "../functions/typeRules.js";
+import { canImplicitCast } from "../functions/type-rules.js";
 import type { LogicalNode } from "../logical.js";
 import type { DataType } from "../types.js";
 import { formatType, materialize, withNullable } from "../types.js";

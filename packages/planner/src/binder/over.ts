@@ -2,7 +2,7 @@ import type * as ast from "@weir/parser";
 import type { Expr } from "../expr.js";
 import { E } from "../expr.js";
 import { inferAggregate, isAggregateFunction } from "../functions/aggregates.js";
-import { canCast } from "../functions/typeRules.js";
+import { canCast } from "../functions/type-rules.js";
 import type { LogicalNode, LogicalOver, OverCall } from "../logical.js";
 import type { Field } from "../physical.js";
 import { formatType, materialize, T, withNullable } from "../types.js";

@@ -1,5 +1,5 @@
 import type * as ast from "@weir/parser";
-import { commonType } from "../functions/typeRules.js";
+import { commonType } from "../functions/type-rules.js";
 import type {
   LogicalAggregate,
   LogicalNode,

@@ -11,7 +11,7 @@ import type {
 import { describeRows } from "../catalog/catalog.js";
 import type { Session } from "../catalog/session.js";
 import { checkSetting } from "../catalog/settings.js";
-import { SCALAR_FUNCTIONS } from "../functions/scalarFunctions.js";
+import { SCALAR_FUNCTIONS } from "../functions/scalar-functions.js";
 import type { LogicalNode } from "../logical.js";
 import { rootContext } from "./context.js";
 import { bindCreateTable, bindCreateTableAs, bindCreateView } from "./ddl.js";

@@ -1,6 +1,6 @@
 import type { DataType } from "../types.js";
 import { isNumeric, materialize, T, withNullable } from "../types.js";
-import { MAX_DECIMAL_PRECISION } from "./decimalTypes.js";
+import { MAX_DECIMAL_PRECISION } from "./decimal-types.js";
 import type { CallInference } from "./signature.js";
 import { typeName } from "./signature.js";
 

@@ -1,5 +1,5 @@
 export * from "./aggregates.js";
-export * from "./decimalTypes.js";
+export * from "./decimal-types.js";
 export * from "./infer.js";
 export type { CallInference } from "./signature.js";
-export * from "./typeRules.js";
+export * from "./type-rules.js";

@@ -1,6 +1,6 @@
 import type { DataType } from "../types.js";
 import { OPERATORS } from "./operators.js";
-import { ALIASES, SCALAR_FUNCTIONS } from "./scalarFunctions.js";
+import { ALIASES, SCALAR_FUNCTIONS } from "./scalar-functions.js";
 import type { CallInference } from "./signature.js";
 
 /** The registry name of a function or operator: upper case, aliases resolved (SUBSTR → SUBSTRING). */

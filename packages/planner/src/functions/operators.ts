@@ -6,10 +6,10 @@ import {
   decimalModType,
   decimalMultiplyType,
   decimalOf,
-} from "./decimalTypes.js";
+} from "./decimal-types.js";
 import type { CallInference, Infer } from "./signature.js";
 import { P, sig, typeName } from "./signature.js";
-import { commonType, isNullable, numericRank, widenNumeric } from "./typeRules.js";
+import { commonType, isNullable, numericRank, widenNumeric } from "./type-rules.js";
 
 type Arith = "+" | "-" | "*" | "/" | "%";
 

@@ -1,6 +1,6 @@
 import type { DataType } from "../types.js";
 import { isCharacter, isIntegral, isNumeric, isTimestamp, materialize, T, withNullable } from "../types.js";
-import { isNullable } from "./typeRules.js";
+import { isNullable } from "./type-rules.js";
 
 /** The result of type inference for one call. */
 export type CallInference =

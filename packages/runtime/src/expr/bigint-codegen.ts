@@ -1,5 +1,5 @@
 import { int64Add, int64Div, int64Mod, int64Mul, int64Neg, int64Sub } from "./bigint.js";
-import type { CallSite } from "./callSite.js";
+import type { CallSite } from "./call-site.js";
 
 /**
  * Code for BIGINT arithmetic (see bigint.ts): each operator is a call of a small function whose

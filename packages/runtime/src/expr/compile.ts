@@ -1,13 +1,13 @@
 import type { Call, CaseWhen, DataType, Expr, Literal } from "@weir/planner";
 import { canonicalFunctionName, formatType, withNullable } from "@weir/planner";
 import { int64OrNull } from "./bigint.js";
-import type { CallSite } from "./callSite.js";
+import type { CallSite } from "./call-site.js";
 import { castFunction } from "./cast.js";
 import type { EvalContext } from "./context.js";
 import { defaultEvalContext } from "./context.js";
 import { decimalFromNumber, parseDecimal } from "./decimal.js";
 import { ExpressionError } from "./errors.js";
-import { comparisonCode } from "./fnOperators.js";
+import { comparisonCode } from "./fn-operators.js";
 import { FUNCTION_IMPLS } from "./functions.js";
 import { isPreciseTimestamp, preciseCall } from "./timestamp-precision.js";
 import type { Zone } from "./timezone.js";

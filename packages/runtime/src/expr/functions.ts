@@ -1,11 +1,11 @@
-import type { FnImpl } from "./callSite.js";
-import { inline } from "./callSite.js";
-import { COLLECTION_IMPLS } from "./fnCollection.js";
-import { JSON_IMPLS } from "./fnJson.js";
-import { MATH_IMPLS } from "./fnMath.js";
-import { comparisonCode, OPERATOR_IMPLS } from "./fnOperators.js";
-import { STRING_IMPLS } from "./fnString.js";
-import { TIME_IMPLS } from "./fnTime.js";
+import type { FnImpl } from "./call-site.js";
+import { inline } from "./call-site.js";
+import { COLLECTION_IMPLS } from "./fn-collection.js";
+import { JSON_IMPLS } from "./fn-json.js";
+import { MATH_IMPLS } from "./fn-math.js";
+import { comparisonCode, OPERATOR_IMPLS } from "./fn-operators.js";
+import { STRING_IMPLS } from "./fn-string.js";
+import { TIME_IMPLS } from "./fn-time.js";
 
 /** GREATEST / LEAST: NULL when any argument is NULL (Flink). */
 function extreme(op: ">" | "<"): FnImpl {

@@ -21,7 +21,7 @@ export type { CompiledExpr, CompiledPredicate, CompiledProjection } from "./comp
 export { compileExpr, compilePredicate, compileProjection, compileStats } from "./compile.js";
 export type { EvalContext } from "./context.js";
 export { defaultEvalContext } from "./context.js";
-export { dateFormatter, dateParser } from "./dateFormat.js";
+export { dateFormatter, dateParser } from "./date-format.js";
 export {
   civilFromDays,
   daysFromCivil,

@@ -1,8 +1,8 @@
 import type { DataType } from "@weir/planner";
 import type { Int64 } from "./bigint.js";
 import { int64Abs, int64RoundInteger } from "./bigint.js";
-import type { CallSite, FnImpl } from "./callSite.js";
-import { fnFor, fnOf, inline } from "./callSite.js";
+import type { CallSite, FnImpl } from "./call-site.js";
+import { fnFor, fnOf, inline } from "./call-site.js";
 import { decimalCeil, decimalFloor, decimalRound, decimalTruncate, rescale } from "./decimal.js";
 
 /** A DOUBLE function; DECIMAL arguments have been cast to DOUBLE by the binder. */
@@ -122,6 +122,6 @@ export const MATH_IMPLS: Record<string, FnImpl> = {
   TRUNCATE: rounding(true),
 };
 
-/** FLOOR/CEIL of a number (the one-argument form; the datetime form lives in fnTime). */
+/** FLOOR/CEIL of a number (the one-argument form; the datetime form lives in fn-time.ts). */
 export const floorNumeric = floorCeilNumeric(false);
 export const ceilNumeric = floorCeilNumeric(true);

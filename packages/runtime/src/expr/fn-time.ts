@@ -1,7 +1,7 @@
 import type { DataType } from "@weir/planner";
-import type { CallSite, FnImpl } from "./callSite.js";
-import { keywordArg } from "./callSite.js";
-import { dateFormatter, dateParser } from "./dateFormat.js";
+import type { CallSite, FnImpl } from "./call-site.js";
+import { keywordArg } from "./call-site.js";
+import { dateFormatter, dateParser } from "./date-format.js";
 import {
   addMonthsToTimestamp,
   checkedTimestamp,
@@ -18,7 +18,7 @@ import {
 } from "./datetime.js";
 import { decimalToNumber } from "./decimal.js";
 import { ExpressionError } from "./errors.js";
-import { ceilNumeric, floorNumeric } from "./fnMath.js";
+import { ceilNumeric, floorNumeric } from "./fn-math.js";
 import type { Zone } from "./timezone.js";
 import { getZone, instantToLocal, localToInstant } from "./timezone.js";
 

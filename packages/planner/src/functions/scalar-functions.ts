@@ -1,9 +1,9 @@
 import type { DataType } from "../types.js";
 import { isIntegral, isNumeric, isTimestamp, materialize, T, withNullable } from "../types.js";
-import { decimalRoundType } from "./decimalTypes.js";
+import { decimalRoundType } from "./decimal-types.js";
 import type { Infer } from "./signature.js";
 import { P, sig, typeName } from "./signature.js";
-import { commonType, isNullable } from "./typeRules.js";
+import { commonType, isNullable } from "./type-rules.js";
 
 const S = (_: readonly DataType[], n: boolean) => T.string(n);
 const I = (_: readonly DataType[], n: boolean) => T.int(n);

@@ -1,5 +1,5 @@
 import type { DataType } from "@weir/planner";
-import type { FnImpl } from "./callSite.js";
+import type { FnImpl } from "./call-site.js";
 
 /**
  * JSON_VALUE / JSON_QUERY / JSON_EXISTS in lax mode with a JSONPath subset (jayway's, as Flink):

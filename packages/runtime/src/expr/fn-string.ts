@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { CallSite, FnImpl } from "./callSite.js";
-import { fnOf, keywordArg } from "./callSite.js";
+import type { CallSite, FnImpl } from "./call-site.js";
+import { fnOf, keywordArg } from "./call-site.js";
 import { ExpressionError } from "./errors.js";
 import { cachedPattern, javaRegex } from "./regex.js";
 

@@ -1,7 +1,7 @@
 import type { DataType } from "@weir/planner";
 import { bigintArithmetic, bigintNegate } from "./bigint-codegen.js";
-import type { CallSite, FnImpl } from "./callSite.js";
-import { fnFor, inline } from "./callSite.js";
+import type { CallSite, FnImpl } from "./call-site.js";
+import { fnFor, inline } from "./call-site.js";
 import {
   addMonthsToDays,
   addMonthsToTimestamp,

@@ -9,7 +9,7 @@ import {
   T,
   withNullable,
 } from "../types.js";
-import { decimalCommonType, decimalOf } from "./decimalTypes.js";
+import { decimalCommonType, decimalOf } from "./decimal-types.js";
 
 /** Numeric widening order: TINYINT < SMALLINT < INT < BIGINT < DECIMAL < FLOAT < DOUBLE. */
 const NUMERIC_RANK: Record<string, number> = {

@@ -1,5 +1,5 @@
-import type { FnImpl } from "./callSite.js";
-import { fnOf } from "./callSite.js";
+import type { FnImpl } from "./call-site.js";
+import { fnOf } from "./call-site.js";
 import { ExpressionError } from "./errors.js";
 
 /** ITEM: arrays are 1-based with NULL out of range; maps by key (NULL when absent). */
