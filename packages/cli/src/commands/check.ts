@@ -77,7 +77,13 @@ export function planForCheck(
       case "create-materialized-view": {
         if (bound.view.table !== undefined) break;
         try {
-          const target = materializedViewTarget(bound.view, bound.plan, engine.session.all(), undefined);
+          const target = materializedViewTarget(
+            bound.view,
+            bound.plan,
+            engine.session.all(),
+            undefined,
+            engine.catalog.connectors,
+          );
           engine.catalog.put({ ...bound.view, table: target.table }, false);
           targets.push(target);
           viewTables.add(target.table.name);

@@ -2,6 +2,7 @@ import {
   type BackfillTarget,
   backfillMergedAt,
   checkReachable,
+  connectorCatalog,
   createConnectorRegistry,
   deliveryProblems,
   listInputFiles,
@@ -12,7 +13,6 @@ import {
   type BoundStatement,
   bindStatement,
   Catalog,
-  type CatalogTable,
   dagForDisplay,
   describeRows,
   explainDag,
@@ -113,7 +113,7 @@ class Invalid extends Error {}
  * a bare SELECT runs when it is reached and prints its changelog.
  */
 export class Engine {
-  readonly catalog = new Catalog();
+  readonly catalog = new Catalog(connectorCatalog());
   readonly session = new Session();
   private readonly connectors: ConnectorRegistry;
   /** `--restore` applies to the first job the script runs only. */
@@ -301,7 +301,14 @@ export class Engine {
         } else if (bound.kind === "query") targets.push({ kind: "collect", plan: bound.plan });
         else if (bound.kind === "create-materialized-view") {
           const target = this.planning(
-            () => materializedViewTarget(bound.view, bound.plan, this.session.all(), undefined),
+            () =>
+              materializedViewTarget(
+                bound.view,
+                bound.plan,
+                this.session.all(),
+                undefined,
+                this.catalog.connectors,
+              ),
             source,
             file,
           );
@@ -369,20 +376,14 @@ export class Engine {
     return r.value;
   }
 
-  /** The catalog's table `name` (a side-output table of late rows), if it is one. */
-  private readonly tableOf = (name: string): CatalogTable | undefined => {
-    const o = this.catalog.get(name);
-    return o?.kind === "table" ? o : undefined;
-  };
-
   /** Plans targets into one DAG, or prints the plan error as a diagnostic and fails. */
   plan(targets: readonly PlanTarget[], source: string, file: string): PhysicalDag {
     const span = targets[0]?.span;
     return this.planning(
       () =>
         span === undefined
-          ? optimize(targets, this.session.all(), this.tableOf)
-          : this.tooLarge(() => optimize(targets, this.session.all(), this.tableOf), span, source, file),
+          ? optimize(targets, this.session.all(), this.catalog)
+          : this.tooLarge(() => optimize(targets, this.session.all(), this.catalog), span, source, file),
       source,
       file,
       span,

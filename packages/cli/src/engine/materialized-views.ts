@@ -40,11 +40,11 @@ export class MaterializedViews {
     const settings = this.session.all();
     const view = bound.view;
     // Planning first: a view without a key fails before any server starts.
-    let target = materializedViewTarget(view, bound.plan, settings, undefined);
+    let target = materializedViewTarget(view, bound.plan, settings, undefined, this.catalog.connectors);
     if (dryRun) return target;
     if (view.options.url === undefined) {
       const server = await untilAborted(this.server(), signal);
-      target = materializedViewTarget(view, bound.plan, settings, server.url);
+      target = materializedViewTarget(view, bound.plan, settings, server.url, this.catalog.connectors);
     }
     await replaceViewTable(view.name, target.table.options, {
       fields: target.table.schema,

@@ -13,8 +13,13 @@ export interface PostgresLookupDeps {
 /** Keys per lookup statement (a `VALUES` list of that many rows). */
 export const LOOKUP_KEYS_PER_QUERY = 200;
 
-export function createPostgresLookup(node: LookupJoinNode, deps: PostgresLookupDeps = {}): LookupSource {
-  return new PostgresLookupSource(node, deps);
+export function createPostgresLookup(
+  node: LookupJoinNode,
+  deps: PostgresLookupDeps = {},
+  /** The spec's parse of the node's options (`postgresSpec`); by default read from them here. */
+  opts?: PostgresOptions,
+): LookupSource {
+  return new PostgresLookupSource(node, deps, opts);
 }
 
 /**
@@ -53,8 +58,9 @@ export class PostgresLookupSource implements LookupSource {
   constructor(
     private readonly node: LookupJoinNode,
     deps: PostgresLookupDeps,
+    opts?: PostgresOptions,
   ) {
-    this.opts = readPostgresOptions(node.table, node.options);
+    this.opts = opts ?? readPostgresOptions(node.table, node.options);
     this.connect = deps.connect ?? connectPg(this.opts.connection);
     this.fields = node.dimSchema;
     this.maxRetries = node.lookup.maxRetries;

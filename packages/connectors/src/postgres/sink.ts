@@ -1,5 +1,5 @@
 import type { SinkNode } from "@weir/planner";
-import { formatType } from "@weir/planner";
+import { EXACTLY_ONCE_NEEDS_CHECKPOINTS, formatType } from "@weir/planner";
 import {
   type ChangeBatch,
   ConnectorError,
@@ -67,8 +67,13 @@ const VERSION_KINDS = new Set([
   "TIMESTAMP_LTZ",
 ]);
 
-export function createPostgresSink(node: SinkNode, deps: PostgresSinkDeps = {}): SinkWriter {
-  return new PostgresSinkWriter(node, deps);
+export function createPostgresSink(
+  node: SinkNode,
+  deps: PostgresSinkDeps = {},
+  /** The spec's parse of the node's options (`postgresSpec`); by default read from them here. */
+  opts?: PostgresOptions,
+): SinkWriter {
+  return new PostgresSinkWriter(node, deps, opts);
 }
 
 /**
@@ -123,8 +128,9 @@ export class PostgresSinkWriter implements SinkWriter {
   constructor(
     private readonly node: SinkNode,
     deps: PostgresSinkDeps,
+    opts?: PostgresOptions,
   ) {
-    this.opts = readPostgresOptions(node.table, node.options);
+    this.opts = opts ?? readPostgresOptions(node.table, node.options);
     this.connect = deps.connect ?? connectPg(this.opts.connection);
     this.sleep = deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.key = node.primaryKey && node.primaryKey.length > 0 ? node.primaryKey : null;
@@ -195,11 +201,7 @@ export class PostgresSinkWriter implements SinkWriter {
   async open(ctx: SinkWriterContext): Promise<void> {
     this.ctx = ctx;
     if (this.transactional && !((ctx.checkpointIntervalMs ?? 0) > 0 && ctx.jobId && ctx.sinkId)) {
-      throw new ConnectorError(
-        "'sink.delivery-guarantee' = 'exactly-once' commits at checkpoints: enable checkpointing (SET 'execution.checkpointing.interval' = '10 s' and 'execution.checkpointing.dir'), or use 'at-least-once'",
-        "user",
-        `sink ${this.node.table}`,
-      );
+      throw new ConnectorError(EXACTLY_ONCE_NEEDS_CHECKPOINTS, "user", `sink ${this.node.table}`);
     }
     let conn: PgConnection;
     for (let attempt = 0; ; attempt++) {

@@ -17,8 +17,13 @@ export interface PostgresSourceDeps {
   readonly connect?: PgConnect;
 }
 
-export function createPostgresSource(node: SourceNode, deps: PostgresSourceDeps = {}): SourceReader {
-  return new PostgresSourceReader(node, deps);
+export function createPostgresSource(
+  node: SourceNode,
+  deps: PostgresSourceDeps = {},
+  /** The spec's parse of the node's options (`postgresSpec`); by default read from them here. */
+  opts?: PostgresOptions,
+): SourceReader {
+  return new PostgresSourceReader(node, deps, opts);
 }
 
 /**
@@ -52,8 +57,9 @@ export class PostgresSourceReader implements SourceReader {
   constructor(
     private readonly node: SourceNode,
     deps: PostgresSourceDeps,
+    opts?: PostgresOptions,
   ) {
-    this.opts = readPostgresOptions(node.table, node.options);
+    this.opts = opts ?? readPostgresOptions(node.table, node.options);
     this.connect = deps.connect ?? connectPg(this.opts.connection);
     const fields: Field[] = [];
     node.columns.forEach((c, i) => {

@@ -1,16 +1,17 @@
+import { connectorCatalog } from "@weir/connectors";
 import { type Diagnostic, parse } from "@weir/parser";
-import { bindStatement } from "../src/binder/statement.js";
-import { Catalog } from "../src/catalog/catalog.js";
-import { Session } from "../src/catalog/session.js";
-import { explainDag } from "../src/optimizer/explain.js";
-import { optimize, type PlanTarget } from "../src/optimizer/plan.js";
-import type { PhysicalDag } from "../src/physical.js";
+import { bindStatement } from "../../packages/planner/src/binder/statement.js";
+import { Catalog } from "../../packages/planner/src/catalog/catalog.js";
+import { Session } from "../../packages/planner/src/catalog/session.js";
+import { explainDag } from "../../packages/planner/src/optimizer/explain.js";
+import { optimize, type PlanTarget } from "../../packages/planner/src/optimizer/plan.js";
+import type { PhysicalDag } from "../../packages/planner/src/physical.js";
 
 /** Parses and binds a script; returns the plan of its INSERTs and SELECTs as one DAG. */
 export function planScript(sql: string): PhysicalDag {
   const { statements, diagnostics } = parse(sql);
   if (diagnostics.length) throw new Error(`parse: ${format(diagnostics)}`);
-  const catalog = new Catalog();
+  const catalog = new Catalog(connectorCatalog());
   const session = new Session();
   const targets: PlanTarget[] = [];
   for (const s of statements) {
@@ -23,10 +24,7 @@ export function planScript(sql: string): PhysicalDag {
       for (const i of v.inserts) targets.push({ kind: "table", table: i.sink, plan: i.plan });
     } else if (v.kind === "query") targets.push({ kind: "collect", plan: v.plan });
   }
-  return optimize(targets, session.all(), (name) => {
-    const o = catalog.get(name);
-    return o?.kind === "table" ? o : undefined;
-  });
+  return optimize(targets, session.all(), catalog);
 }
 
 export function explainScript(sql: string): string {
