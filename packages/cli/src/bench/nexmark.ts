@@ -4,16 +4,28 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  blackholeSpec,
   EventType,
   FormatOptions,
+  filesystemSpec,
   jsonFormat,
   LineReader,
   NexmarkGenerator,
+  nexmarkEventOptions,
+  nexmarkSpec,
   parseNexmarkConfig,
   writeNexmarkSideInput,
 } from "@weir/connectors";
 import { parse } from "@weir/parser";
-import type { DataType, Field, PhysicalDag, PhysicalNode, PlanTarget, SourceNode } from "@weir/planner";
+import type {
+  DataType,
+  Field,
+  PhysicalDag,
+  PhysicalNode,
+  PlanTarget,
+  SinkNode,
+  SourceNode,
+} from "@weir/planner";
 import { type JobCheckpoint, type JobOptions, Op } from "@weir/runtime";
 import { UsageError } from "../args.js";
 import { checkpointBytes, checkpointJobOptions, planCheckpoints } from "../engine/checkpointing.js";
@@ -178,7 +190,7 @@ export const READ_QUERY = "read";
 function readQuerySql(q0: string): string {
   const at = q0.indexOf("CREATE TABLE nexmark_q0");
   if (at < 0) throw new Error("sql/nexmark/q0.sql has no CREATE TABLE nexmark_q0");
-  return `${q0.slice(0, at)}CREATE TABLE nexmark_read WITH ('connector' = 'blackhole') LIKE datagen (EXCLUDING ALL);
+  return `${q0.slice(0, at)}CREATE TABLE nexmark_read WITH ('connector' = '${blackholeSpec.name}') LIKE datagen (EXCLUDING ALL);
 INSERT INTO nexmark_read SELECT event_type, person, auction, bid FROM datagen;
 `;
 }
@@ -218,18 +230,24 @@ export function planNexmarkQuery(
   return dag;
 }
 
+/** A source of the `nexmark` connector (what the bench sizes, or replaces by a file). */
+function isNexmark(n: PhysicalNode): n is SourceNode {
+  return n.kind === "source" && n.connector === nexmarkSpec.name;
+}
+
+/** A sink that discards what it receives (the bench measures the query, not the output). */
+function blackhole(n: SinkNode): SinkNode {
+  return { ...n, connector: blackholeSpec.name, options: { connector: blackholeSpec.name } };
+}
+
 /**
  * The plan with `'events.num' = events` on its nexmark sources and blackhole sinks; with `rate`,
  * also `'first-event.rate'` and `'next-event.rate'` (events per second of event time).
  */
 export function withEvents(dag: PhysicalDag, events: number, rate?: number): PhysicalDag {
   const nodes = dag.nodes.map((n): PhysicalNode => {
-    if (n.kind === "source" && n.connector === "nexmark") {
-      const rates: Record<string, string> =
-        rate === undefined ? {} : { "first-event.rate": String(rate), "next-event.rate": String(rate) };
-      return { ...n, options: { ...n.options, ...rates, "events.num": String(events) } };
-    }
-    if (n.kind === "sink") return { ...n, connector: "blackhole", options: { connector: "blackhole" } };
+    if (isNexmark(n)) return { ...n, options: nexmarkEventOptions(n.options, events, rate) };
+    if (n.kind === "sink") return blackhole(n);
     return n;
   });
   return { ...dag, nodes };
@@ -244,17 +262,14 @@ export function withEvents(dag: PhysicalDag, events: number, rate?: number): Phy
  */
 export function withFile(dag: PhysicalDag, file: string, sinkDir?: string): PhysicalDag {
   const nodes = dag.nodes.map((n): PhysicalNode => {
-    if (n.kind === "source" && n.connector === "nexmark") {
-      return {
-        ...n,
-        connector: "filesystem",
-        options: { connector: "filesystem", path: resolve(file), format: "json" },
-      };
+    if (isNexmark(n)) {
+      const connector = filesystemSpec.name;
+      return { ...n, connector, options: { connector, path: resolve(file), format: "json" } };
     }
-    if (n.kind === "sink" && n.connector === "filesystem" && sinkDir !== undefined) {
+    if (n.kind === "sink" && n.connector === filesystemSpec.name && sinkDir !== undefined) {
       return { ...n, options: { ...n.options, path: sinkDir } };
     }
-    if (n.kind === "sink") return { ...n, connector: "blackhole", options: { connector: "blackhole" } };
+    if (n.kind === "sink") return blackhole(n);
     return n;
   });
   return { ...dag, nodes };
@@ -276,7 +291,7 @@ export async function benchQuery(query: string, options: BenchOptions, out: Outp
   let stats: { durations: number[]; bytes: number[] } = { durations: [], bytes: [] };
   // Reading a file, q10's filesystem sink writes: into a fresh directory per run, all removed at the end.
   const sinkDirs: string[] = [];
-  const writesFiles = dag.nodes.some((n) => n.kind === "sink" && n.connector === "filesystem");
+  const writesFiles = dag.nodes.some((n) => n.kind === "sink" && n.connector === filesystemSpec.name);
   const run = async (events: number, sampler?: MemorySampler): Promise<number> => {
     stats = { durations: [], bytes: [] };
     let sinkDir: string | undefined;
@@ -401,7 +416,7 @@ function summarise(stats: { durations: number[]; bytes: number[] }): CheckpointS
 /** The `datagen` table of `sql/nexmark/q0.sql`: the physical columns the events file holds. */
 function nexmarkSource(root: string, out: Output): SourceNode {
   const dag = planNexmarkQuery("q0", root, out);
-  const source = dag.nodes.find((n): n is SourceNode => n.kind === "source" && n.connector === "nexmark");
+  const source = dag.nodes.find(isNexmark);
   if (source === undefined) throw new Error("sql/nexmark/q0.sql reads no nexmark table");
   return source;
 }

@@ -1,6 +1,8 @@
+import type { ConnectorDefinition } from "@weir/connectors";
 import { parse, renderDiagnostic } from "@weir/parser";
 import {
   type CatalogTable,
+  type ConnectorCatalog,
   materializedViewTarget,
   type PhysicalDag,
   PlanError,
@@ -22,6 +24,7 @@ export interface PlannedScript {
   readonly tables: ReadonlyMap<string, CatalogTable>;
   readonly settingSpans: ReadonlyMap<string, SourceSpan>;
   readonly viewTables: ReadonlySet<string>;
+  readonly connectors: ConnectorCatalog;
 }
 
 /**
@@ -36,6 +39,8 @@ export function planForCheck(
   file: string,
   out: Output,
   settings: readonly (readonly [string, string])[] = [],
+  /** Connectors besides `@weir/connectors`' list (`EngineOptions.definitions`). */
+  definitions?: readonly ConnectorDefinition[],
 ): PlannedScript | null | undefined {
   const parsed = parse(source);
   if (parsed.diagnostics.length > 0) {
@@ -44,7 +49,7 @@ export function planForCheck(
       out.err(scrubOutput(renderDiagnostic(d, source, file), redaction.secrets, redaction));
     if (parsed.diagnostics.some((d) => d.severity === "error")) return undefined;
   }
-  const engine = new Engine({ cwd: process.cwd(), out, settings });
+  const engine = new Engine({ cwd: process.cwd(), out, settings, ...(definitions ? { definitions } : {}) });
   engine.useScript(source, parsed.statements, file);
   const targets: PlanTarget[] = [];
   const settingSpans = new Map<string, SourceSpan>();
@@ -123,7 +128,7 @@ export function planForCheck(
       else if (o?.kind === "materialized-view" && o.table !== undefined) tables.set(n.table, o.table);
     }
   }
-  return { dag, tables, settingSpans, viewTables };
+  return { dag, tables, settingSpans, viewTables, connectors: engine.catalog.connectors };
 }
 
 /** The findings of the checklist for a script, or the exit code when it cannot be planned. */
@@ -132,8 +137,9 @@ export function checkScript(
   file: string,
   out: Output,
   settings: readonly (readonly [string, string])[] = [],
+  definitions?: readonly ConnectorDefinition[],
 ): Finding[] | number {
-  const planned = planForCheck(source, file, out, settings);
+  const planned = planForCheck(source, file, out, settings, definitions);
   if (planned === undefined) return EXIT_INVALID;
   if (planned === null) return [];
   return checkJob(planned);
