@@ -13,7 +13,7 @@ import type { TextOutput } from "./print/sink.js";
  * validated with the same parse), so a reader or writer takes its typed values from it and
  * reads no option text the spec reads. A part of the spec and its factory come together:
  * `spec.source` with `createSource`, `spec.sink` with `createSink`, `spec.lookup` with
- * `createLookup` (`test/connectors-list.test.ts` checks it).
+ * `createLookup` (`packages/connectors/test/connectors-list.test.ts` checks it).
  */
 export interface ConnectorDefinition<C = unknown> {
   readonly spec: ConnectorSpec<C>;

@@ -321,9 +321,22 @@ class Checker {
 
   // ---- Time --------------------------------------------------------------------------------
 
+  /** What the source's spec finds about its table (`SourceSpec.findings`). */
+  private checkSourceSpec(s: SourceNode, table: CatalogTable | undefined): void {
+    const src = this.source(s);
+    for (const f of src?.spec.findings?.(src.config, { name: s.table, eventTime: s.watermark !== null }) ??
+      []) {
+      const { area, at, ...rest } = f;
+      this.add({ area: area ?? "source", ...rest, span: this.spanAt(at, table, s.span ?? null), node: s.id });
+    }
+  }
+
   private checkSourceTime(s: SourceNode): void {
     const table = this.table(s.table);
-    if (s.watermark === null) return;
+    if (s.watermark === null) {
+      this.checkSourceSpec(s, table);
+      return;
+    }
     const column = s.schema[s.watermark.column]?.name ?? "?";
     const span = table?.watermark?.span ?? s.span ?? null;
     const delay = watermarkDelay(s.watermark.expr, s.watermark.column);
@@ -374,12 +387,8 @@ class Checker {
       });
     }
     if (!this.generated(s)) this.checkTimestampQuality(s, table?.span ?? s.span ?? null);
-    const src = this.source(s);
-    for (const f of src?.spec.findings?.(src.config, s.table) ?? []) {
-      const { area, at, ...rest } = f;
-      this.add({ area: area ?? "source", ...rest, span: this.spanAt(at, table, s.span ?? null), node: s.id });
-    }
-    const producers = src?.spec.producers;
+    this.checkSourceSpec(s, table);
+    const producers = this.source(s)?.spec.producers;
     if (producers && s.idleTimeoutMs === 0) {
       const wmSpan = table?.span ?? s.span ?? null;
       this.add({

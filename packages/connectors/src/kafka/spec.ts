@@ -202,13 +202,14 @@ const kafkaSource: SourceSpec<KafkaConfig> = {
   topicPartition,
   recordFormat,
   findings(c, table): SpecFinding[] {
-    if (c.backfillTopic !== undefined) return [];
+    // A replay into the realtime topic is an event-time problem: its watermark goes back and forth.
+    if (!table.eventTime || c.backfillTopic !== undefined) return [];
     return [
       {
         area: "source",
         severity: "info",
         code: "source.no-replay-topic",
-        message: `Kafka table '${table}' declares no replay topic ('backfill.topic')`,
+        message: `Kafka table '${table.name}' declares no replay topic ('backfill.topic')`,
         why: "A replay published to the realtime topic moves its watermark back and forth, floods late data and lets old results overwrite newer ones; the seeds keep backfills on their own topic, job and staging table.",
         fix: "Declare 'backfill.topic' (and 'backfill.group-id') on the table and replay with weir run --backfill REPLAY_ID, which merges into the target under its version column (docs/data-contracts.md).",
         at: "table",

@@ -146,8 +146,8 @@ export interface SourceSpec<C> {
    * the system's name as findings name it (`Kafka`) and why a row can then arrive twice.
    */
   readonly producers?: { readonly system: string; readonly duplicates: string };
-  /** `weir check`: findings of its own about a source table. */
-  findings?(config: C, table: string): readonly SpecFinding[];
+  /** `weir check`: findings of its own about a source table (`eventTime`: it declares a WATERMARK). */
+  findings?(config: C, table: { readonly name: string; readonly eventTime: boolean }): readonly SpecFinding[];
   /** Metrics: the topic and partition a split id names (`orders-3`), when its splits are partitions. */
   topicPartition?(split: string): { readonly topic: string; readonly partition: string } | null;
   /**
