@@ -38,38 +38,42 @@ export function createConnectorRegistry(options: ConnectorRegistryOptions = {}):
   };
   const definitions = connectorDefinitions(options.definitions);
   const byName = new Map(definitions.map((d) => [d.spec.name, d]));
-  const names = (has: (d: ConnectorDefinition) => boolean) =>
-    definitions
-      .filter(has)
-      .map((d) => d.spec.name)
-      .join(", ");
+  /** The definition of `node`'s connector that has `part`, or the error naming those that do. */
+  const definition = (
+    node: SourceNode | SinkNode | LookupJoinNode,
+    part: "createSource" | "createSink" | "createLookup",
+    unknown: (known: string) => string,
+  ): ConnectorDefinition => {
+    const d = byName.get(node.connector);
+    if (d?.[part] !== undefined) return d;
+    const known = definitions.filter((x) => x[part] !== undefined).map((x) => x.spec.name);
+    throw new ConnectorError(unknown(known.join(", ")), "user");
+  };
   return {
     source(node: SourceNode): SourceReader {
-      const d = byName.get(node.connector);
-      if (d?.createSource === undefined)
-        throw new ConnectorError(
-          `unknown source connector '${node.connector}' for table ${node.table} (known: ${names((x) => x.createSource !== undefined)})`,
-          "user",
-        );
-      return d.createSource(node, parseNodeConfig(d.spec, node), env);
+      const d = definition(
+        node,
+        "createSource",
+        (known) => `unknown source connector '${node.connector}' for table ${node.table} (known: ${known})`,
+      );
+      return d.createSource!(node, parseNodeConfig(d.spec, node), env);
     },
     lookup(node: LookupJoinNode, ctx: LookupSourceContext): LookupSource {
-      const d = byName.get(node.connector);
-      if (d?.createLookup === undefined)
-        throw new ConnectorError(
-          `connector '${node.connector}' of table ${node.table} is not a lookup source (lookup sources: ${names((x) => x.createLookup !== undefined)})`,
-          "user",
-        );
-      return d.createLookup(node, parseNodeConfig(d.spec, node), ctx, env);
+      const d = definition(
+        node,
+        "createLookup",
+        (known) =>
+          `connector '${node.connector}' of table ${node.table} is not a lookup source (lookup sources: ${known})`,
+      );
+      return d.createLookup!(node, parseNodeConfig(d.spec, node), ctx, env);
     },
     sink(node: SinkNode): SinkWriter {
-      const d = byName.get(node.connector);
-      if (d?.createSink === undefined)
-        throw new ConnectorError(
-          `unknown sink connector '${node.connector}' for table ${node.table} (known: ${names((x) => x.createSink !== undefined)})`,
-          "user",
-        );
-      return d.createSink(node, parseNodeConfig(d.spec, node), env);
+      const d = definition(
+        node,
+        "createSink",
+        (known) => `unknown sink connector '${node.connector}' for table ${node.table} (known: ${known})`,
+      );
+      return d.createSink!(node, parseNodeConfig(d.spec, node), env);
     },
   };
 }

@@ -188,48 +188,39 @@ describe("ConnectorCatalog.validate", () => {
 
 describe("configure", () => {
   it("parses a plan node's options with its table as the node carries it", () => {
-    const source: SourceNode = {
-      kind: "source",
-      id: 0,
-      inputs: [],
-      schema: [
-        { name: "a", type: T.int() },
-        { name: "o", type: T.bigint() },
-      ],
+    const schema = [
+      { name: "a", type: T.int() },
+      { name: "o", type: T.bigint() },
+    ];
+    const plain = {
+      schema,
       changelogMode: { kind: "insert-only" },
       streamKey: null,
       watermarkColumn: null,
-      table: "t",
-      connector: "tap",
+    } as const;
+    const source: SourceNode = {
+      ...plain,
+      ...{ kind: "source", id: 0, inputs: [], table: "t", connector: "tap", primaryKey: null },
       options: { connector: "tap", rows: "3", format: "lines" },
       columns: [
         { kind: "physical", name: "a" },
         { kind: "metadata", key: "offset", virtual: true },
       ],
-      watermark: null,
-      idleTimeoutMs: 0,
-      primaryKey: null,
-      projectedColumns: null,
+      ...{ watermark: null, idleTimeoutMs: 0, projectedColumns: null },
     };
     const c = catalog.configureNode(source);
     expect(c?.spec).toBe(tap);
     expect(c?.config).toEqual({ rows: 3, format: "lines" });
     expect(tableShapeOf(source).columns.map((x) => x.kind)).toEqual(["physical", "metadata"]);
     const sink: SinkNode = {
-      kind: "sink",
-      id: 1,
-      inputs: [0],
-      schema: source.schema,
-      changelogMode: { kind: "insert-only" },
-      streamKey: null,
-      watermarkColumn: null,
-      table: "out",
-      connector: "drain",
+      ...plain,
+      ...{ kind: "sink", id: 1, inputs: [0], table: "out", connector: "drain", primaryKey: [0] },
       options: { connector: "drain", path: "p" },
-      tableSchema: source.schema,
-      primaryKey: [0],
-      inputMode: { kind: "insert-only" },
-      metadataColumns: [{ column: 1, key: "offset" }],
+      ...{
+        tableSchema: schema,
+        inputMode: plain.changelogMode,
+        metadataColumns: [{ column: 1, key: "offset" }],
+      },
     };
     expect(tableShapeOf(sink)).toEqual({
       name: "out",

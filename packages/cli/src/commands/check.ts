@@ -132,14 +132,8 @@ export function planForCheck(
 }
 
 /** The findings of the checklist for a script, or the exit code when it cannot be planned. */
-export function checkScript(
-  source: string,
-  file: string,
-  out: Output,
-  settings: readonly (readonly [string, string])[] = [],
-  definitions?: readonly ConnectorDefinition[],
-): Finding[] | number {
-  const planned = planForCheck(source, file, out, settings, definitions);
+export function checkScript(...args: Parameters<typeof planForCheck>): Finding[] | number {
+  const planned = planForCheck(...args);
   if (planned === undefined) return EXIT_INVALID;
   if (planned === null) return [];
   return checkJob(planned);

@@ -1,5 +1,5 @@
 import type { ConnectorSpec } from "@weir/planner";
-import { consoleSink } from "../console-sink.js";
+import { consoleSink } from "../sink-specs.js";
 
 export const blackholeSpec: ConnectorSpec<Record<string, never>> = {
   name: "blackhole",

@@ -1,11 +1,9 @@
 import {
   type ConnectorSpec,
-  type DataType,
   type DeliveryGuarantee,
   deliveryGuaranteeOption,
   fullCacheConfig,
   lookupCacheMode,
-  type MetadataSpec,
   OptionReader,
   type OptionSpec,
   type OptionType,
@@ -13,6 +11,8 @@ import {
   SINK_PARALLELISM_OPTION,
   type SourceChangelog,
 } from "@weir/planner";
+import { isBigint, isMillisLtz, isString, metadataOf } from "../metadata-types.js";
+import { exactlyOnceReport } from "../sink-specs.js";
 
 /** A `filesystem` table's options as the source, the sink, the lookup and `weir check` read them. */
 export interface FilesystemConfig {
@@ -71,11 +71,6 @@ const fullCacheOptions: OptionSpec[] = [
   },
 ];
 
-const isString = (t: DataType) => t.kind === "VARCHAR" || t.kind === "CHAR";
-/** TIMESTAMP_LTZ(0..3): (4..9) would be bigint nanos at run time, and metadata values are not cast. */
-const millisLtz = (t: DataType): boolean => t.kind === "TIMESTAMP_LTZ" && t.precision <= 3;
-const meta = (type: string, accepts: (t: DataType) => boolean): MetadataSpec => ({ type, accepts });
-
 export const filesystemSpec: ConnectorSpec<FilesystemConfig> = {
   name: "filesystem",
   formats: { value: ["json", "csv", "raw", "changelog-json", "debezium-json", "arrow"] },
@@ -103,10 +98,10 @@ export const filesystemSpec: ConnectorSpec<FilesystemConfig> = {
     { key: "backfill.path", type: str, description: "backfill: the files to replay instead of 'path'" },
   ],
   metadata: {
-    "file.path": meta("STRING", isString),
-    "file.name": meta("STRING", isString),
-    "file.size": meta("BIGINT", (t) => t.kind === "BIGINT"),
-    "file.modification-time": meta("TIMESTAMP_LTZ(3)", millisLtz),
+    "file.path": metadataOf("STRING", isString),
+    "file.name": metadataOf("STRING", isString),
+    "file.size": metadataOf("BIGINT", isBigint),
+    "file.modification-time": metadataOf("TIMESTAMP_LTZ(3)", isMillisLtz),
   },
 
   parse(options, ctx) {
@@ -156,14 +151,11 @@ export const filesystemSpec: ConnectorSpec<FilesystemConfig> = {
     report(c, ctx) {
       const lines = c.format ?? "lines";
       if (c.delivery === "exactly-once")
-        return {
-          severity: "info",
-          code: "sink.exactly-once",
-          message: `${ctx.subject} receives ${ctx.receives} and writes them as ${lines}, exactly once: a line becomes visible when its checkpoint commits`,
-          why: "A restore (weir run --restore) commits what the checkpoint staged and continues after the committed part, so the file never holds a line twice nor one a crash takes back. A run started without --restore truncates the file and writes it anew.",
-          fix: "Readers see output about one checkpoint interval late; keep weir run --restore for restarts (a fresh start rewrites the file).",
-          at: { option: "sink.delivery-guarantee", part: "key" },
-        };
+        return exactlyOnceReport(
+          `${ctx.subject} receives ${ctx.receives} and writes them as ${lines}, exactly once: a line becomes visible when its checkpoint commits`,
+          "A restore (weir run --restore) commits what the checkpoint staged and continues after the committed part, so the file never holds a line twice nor one a crash takes back. A run started without --restore truncates the file and writes it anew.",
+          "Readers see output about one checkpoint interval late; keep weir run --restore for restarts (a fresh start rewrites the file).",
+        );
       const arrow = c.format === "arrow";
       return {
         severity: ctx.unbounded ? "warning" : "info",

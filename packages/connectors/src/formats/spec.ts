@@ -41,15 +41,22 @@ const jsonEncodingOptions: readonly OptionSpec[] = [
   },
 ];
 
+/** The options of a JSON format: the parse-error policy, its own, the timestamp standard and the encoding options. */
+const jsonOptions = (...own: OptionSpec[]): OptionSpec[] => [
+  ignoreParseErrors,
+  ...own,
+  timestampStandard,
+  ...jsonEncodingOptions,
+];
+
 export const jsonFormatSpec: FormatSpec = {
   name: "json",
   changelog: "insert-only",
-  options: [
-    ignoreParseErrors,
-    { key: "fail-on-missing-field", type: bool, description: "fail when a field is missing" },
-    timestampStandard,
-    ...jsonEncodingOptions,
-  ],
+  options: jsonOptions({
+    key: "fail-on-missing-field",
+    type: bool,
+    description: "fail when a field is missing",
+  }),
 };
 
 export const csvFormatSpec: FormatSpec = {
@@ -93,18 +100,17 @@ export const rawFormatSpec: FormatSpec = {
 export const changelogJsonFormatSpec: FormatSpec = {
   name: "changelog-json",
   changelog: "retract",
-  options: [ignoreParseErrors, timestampStandard, ...jsonEncodingOptions],
+  options: jsonOptions(),
 };
 
 export const debeziumJsonFormatSpec: FormatSpec = {
   name: "debezium-json",
   changelog: "retract",
-  options: [
-    ignoreParseErrors,
-    { key: "schema-include", type: bool, description: "messages carry a schema envelope" },
-    timestampStandard,
-    ...jsonEncodingOptions,
-  ],
+  options: jsonOptions({
+    key: "schema-include",
+    type: bool,
+    description: "messages carry a schema envelope",
+  }),
 };
 
 /** Arrow IPC files: a file format of the filesystem connector (no line codec). */

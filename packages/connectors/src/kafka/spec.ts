@@ -14,6 +14,8 @@ import {
   type SourceSpec,
   type SpecFinding,
 } from "@weir/planner";
+import { isBigint, isBytes, isMillisLtz, isString, metadataOf } from "../metadata-types.js";
+import { exactlyOnceReport } from "../sink-specs.js";
 import { topicList } from "./options.js";
 
 /**
@@ -48,24 +50,17 @@ const str = { kind: "string" } as const;
 const duration = { kind: "duration" } as const;
 const oneOf = (...values: string[]): OptionType => ({ kind: "enum", values });
 
-const isString = (t: DataType) => t.kind === "VARCHAR" || t.kind === "CHAR";
 const intOrBigint = (t: DataType) => t.kind === "INT" || t.kind === "BIGINT";
-/** TIMESTAMP_LTZ(0..3): (4..9) would be bigint nanos at run time, and metadata values are not cast. */
-const millisLtz = (t: DataType): boolean => t.kind === "TIMESTAMP_LTZ" && t.precision <= 3;
-const meta = (type: string, accepts: (t: DataType) => boolean): MetadataSpec => ({ type, accepts });
 
 const KAFKA_METADATA: Readonly<Record<string, MetadataSpec>> = {
-  topic: meta("STRING", isString),
-  partition: meta("INT", intOrBigint),
-  headers: meta(
-    "MAP<STRING, BYTES>",
-    (t) => t.kind === "MAP" && isString(t.key) && (t.value.kind === "VARBINARY" || t.value.kind === "BINARY"),
-  ),
-  "leader-epoch": meta("INT", intOrBigint),
-  offset: meta("BIGINT", (t) => t.kind === "BIGINT"),
-  timestamp: meta("TIMESTAMP_LTZ(3)", millisLtz),
-  "timestamp-type": meta("STRING", isString),
-  key: meta("BYTES", (t) => t.kind === "VARBINARY" || t.kind === "BINARY"),
+  topic: metadataOf("STRING", isString),
+  partition: metadataOf("INT", intOrBigint),
+  headers: metadataOf("MAP<STRING, BYTES>", (t) => t.kind === "MAP" && isString(t.key) && isBytes(t.value)),
+  "leader-epoch": metadataOf("INT", intOrBigint),
+  offset: metadataOf("BIGINT", isBigint),
+  timestamp: metadataOf("TIMESTAMP_LTZ(3)", isMillisLtz),
+  "timestamp-type": metadataOf("STRING", isString),
+  key: metadataOf("BYTES", isBytes),
 };
 
 const startupModes = oneOf(
@@ -246,14 +241,11 @@ const kafkaSink: SinkSpec<KafkaConfig> = {
   exactlyOnceProblem: kafkaExactlyOnceProblem,
   report: (c, ctx) =>
     c.delivery === "exactly-once"
-      ? {
-          severity: "info",
-          code: "sink.exactly-once",
-          message: `${ctx.subject} appends ${ctx.receives} to a topic, exactly once: one Kafka transaction per completed checkpoint`,
-          why: "A restore (weir run --restore) re-commits the restored checkpoint and skips what was committed: a read_committed consumer sees every row once. A read_uncommitted consumer also sees aborted transactions, and a run started without --restore is a new job that writes its rows again.",
-          fix: "Consumers must read with isolation.level=read_committed (Weir's Kafka source does by default); output is visible about one checkpoint interval late.",
-          at: { option: "sink.delivery-guarantee", part: "key" },
-        }
+      ? exactlyOnceReport(
+          `${ctx.subject} appends ${ctx.receives} to a topic, exactly once: one Kafka transaction per completed checkpoint`,
+          "A restore (weir run --restore) re-commits the restored checkpoint and skips what was committed: a read_committed consumer sees every row once. A read_uncommitted consumer also sees aborted transactions, and a run started without --restore is a new job that writes its rows again.",
+          "Consumers must read with isolation.level=read_committed (Weir's Kafka source does by default); output is visible about one checkpoint interval late.",
+        )
       : {
           severity: "warning",
           code: "sink.at-least-once",

@@ -2,10 +2,10 @@ import type { Field } from "@weir/planner";
 import type { ConnectorDefinition } from "../connector-definition.js";
 import { reachProblem, within } from "../reach.js";
 import { connectPg, type PgConnection } from "./client.js";
-import { createPostgresLookup } from "./lookup.js";
+import { PostgresLookupSource } from "./lookup.js";
 import { formatQualifiedName, type PostgresOptions, type QualifiedName } from "./options.js";
-import { createPostgresSink } from "./sink.js";
-import { createPostgresSource } from "./source.js";
+import { PostgresSinkWriter } from "./sink.js";
+import { PostgresSourceReader } from "./source.js";
 import { jdbcSpec, postgresSpec } from "./spec.js";
 import { bindTable } from "./table.js";
 
@@ -48,9 +48,9 @@ async function tableExists(conn: PgConnection, table: QualifiedName): Promise<bo
 function postgresDefinition(spec: typeof postgresSpec): ConnectorDefinition<PostgresOptions> {
   return {
     spec,
-    createSource: (node, opts) => createPostgresSource(node, {}, opts),
-    createSink: (node, opts) => createPostgresSink(node, {}, opts),
-    createLookup: (node, opts) => createPostgresLookup(node, {}, opts),
+    createSource: (node, opts) => new PostgresSourceReader(node, {}, opts),
+    createSink: (node, opts) => new PostgresSinkWriter(node, {}, opts),
+    createLookup: (node, opts) => new PostgresLookupSource(node, {}, opts),
     reach,
   };
 }

@@ -1,8 +1,8 @@
 import type { Field, LookupJoinNode } from "@weir/planner";
 import { ConnectorError, type LookupSource, type Row } from "@weir/runtime";
 import { FormatError } from "../formats/errors.js";
-import { connectPg, type PgConnect, type PgConnection, type PgParam } from "./client.js";
-import { type PostgresOptions, readPostgresOptions } from "./options.js";
+import { type PgConnect, type PgConnection, type PgParam, pgEndpoint } from "./client.js";
+import type { PostgresOptions } from "./options.js";
 import { type BoundTable, bindTable } from "./table.js";
 import { compileValueDecoder, compileValueEncoder, type ValueDecoder, type ValueEncoder } from "./values.js";
 
@@ -13,13 +13,8 @@ export interface PostgresLookupDeps {
 /** Keys per lookup statement (a `VALUES` list of that many rows). */
 export const LOOKUP_KEYS_PER_QUERY = 200;
 
-export function createPostgresLookup(
-  node: LookupJoinNode,
-  deps: PostgresLookupDeps = {},
-  /** The spec's parse of the node's options (`postgresSpec`); by default read from them here. */
-  opts?: PostgresOptions,
-): LookupSource {
-  return new PostgresLookupSource(node, deps, opts);
+export function createPostgresLookup(node: LookupJoinNode, deps: PostgresLookupDeps = {}): LookupSource {
+  return new PostgresLookupSource(node, deps);
 }
 
 /**
@@ -60,8 +55,7 @@ export class PostgresLookupSource implements LookupSource {
     deps: PostgresLookupDeps,
     opts?: PostgresOptions,
   ) {
-    this.opts = opts ?? readPostgresOptions(node.table, node.options);
-    this.connect = deps.connect ?? connectPg(this.opts.connection);
+    ({ opts: this.opts, connect: this.connect } = pgEndpoint(node, deps.connect, opts));
     this.fields = node.dimSchema;
     this.maxRetries = node.lookup.maxRetries;
   }

@@ -12,8 +12,8 @@ import {
   type SinkWriter,
   type SinkWriterContext,
 } from "@weir/runtime";
-import { connectPg, isConnectionError, type PgConnect, type PgConnection, sqlState } from "./client.js";
-import { type PostgresOptions, readPostgresOptions } from "./options.js";
+import { isConnectionError, type PgConnect, type PgConnection, pgEndpoint, sqlState } from "./client.js";
+import type { PostgresOptions } from "./options.js";
 import { SinkProgress } from "./progress.js";
 import { type PendingKey, type ReducedChanges, UpsertReducer } from "./reduce.js";
 import { type Statement, StatementBuilder } from "./statements.js";
@@ -67,13 +67,8 @@ const VERSION_KINDS = new Set([
   "TIMESTAMP_LTZ",
 ]);
 
-export function createPostgresSink(
-  node: SinkNode,
-  deps: PostgresSinkDeps = {},
-  /** The spec's parse of the node's options (`postgresSpec`); by default read from them here. */
-  opts?: PostgresOptions,
-): SinkWriter {
-  return new PostgresSinkWriter(node, deps, opts);
+export function createPostgresSink(node: SinkNode, deps: PostgresSinkDeps = {}): SinkWriter {
+  return new PostgresSinkWriter(node, deps);
 }
 
 /**
@@ -130,8 +125,7 @@ export class PostgresSinkWriter implements SinkWriter {
     deps: PostgresSinkDeps,
     opts?: PostgresOptions,
   ) {
-    this.opts = opts ?? readPostgresOptions(node.table, node.options);
-    this.connect = deps.connect ?? connectPg(this.opts.connection);
+    ({ opts: this.opts, connect: this.connect } = pgEndpoint(node, deps.connect, opts));
     this.sleep = deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.key = node.primaryKey && node.primaryKey.length > 0 ? node.primaryKey : null;
     const t = this.opts.table;

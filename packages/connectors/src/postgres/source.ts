@@ -8,8 +8,8 @@ import {
   type SourceReaderContext,
 } from "@weir/runtime";
 import { FormatError } from "../formats/errors.js";
-import { connectPg, type PgConnect, type PgConnection } from "./client.js";
-import { type PostgresOptions, readPostgresOptions } from "./options.js";
+import { type PgConnect, type PgConnection, pgEndpoint } from "./client.js";
+import type { PostgresOptions } from "./options.js";
 import { bindTable } from "./table.js";
 import { compileValueDecoder, type ValueDecoder } from "./values.js";
 
@@ -17,13 +17,8 @@ export interface PostgresSourceDeps {
   readonly connect?: PgConnect;
 }
 
-export function createPostgresSource(
-  node: SourceNode,
-  deps: PostgresSourceDeps = {},
-  /** The spec's parse of the node's options (`postgresSpec`); by default read from them here. */
-  opts?: PostgresOptions,
-): SourceReader {
-  return new PostgresSourceReader(node, deps, opts);
+export function createPostgresSource(node: SourceNode, deps: PostgresSourceDeps = {}): SourceReader {
+  return new PostgresSourceReader(node, deps);
 }
 
 /**
@@ -59,8 +54,7 @@ export class PostgresSourceReader implements SourceReader {
     deps: PostgresSourceDeps,
     opts?: PostgresOptions,
   ) {
-    this.opts = opts ?? readPostgresOptions(node.table, node.options);
-    this.connect = deps.connect ?? connectPg(this.opts.connection);
+    ({ opts: this.opts, connect: this.connect } = pgEndpoint(node, deps.connect, opts));
     const fields: Field[] = [];
     node.columns.forEach((c, i) => {
       if (c.kind === "computed") return;

@@ -8,6 +8,7 @@ import {
   SINK_PARALLELISM_OPTION,
   type SinkSpec,
 } from "@weir/planner";
+import { exactlyOnceReport } from "../sink-specs.js";
 import { type PostgresOptions, parsePostgresOptions } from "./options.js";
 
 const str = { kind: "string" } as const;
@@ -123,14 +124,11 @@ const postgresSink: SinkSpec<PostgresOptions> = {
         fix: "Read the table as the view's current contents; write corrections elsewhere (the view rewrites its rows).",
       };
     if (pk === null && exactlyOnce)
-      return {
-        severity: "info",
-        code: "sink.exactly-once",
-        message: `${ctx.subject} has no PRIMARY KEY: rows are INSERTed (append), exactly once`,
-        why: "Each checkpoint's rows are inserted at its commit, in one transaction with the sink's progress row (weir_sink_progress): a restore (weir run --restore) never inserts them twice. A run started without --restore is a new job and inserts its rows again.",
-        fix: "Restart with weir run --restore; rows are visible about one checkpoint interval late.",
-        at: { option: "sink.delivery-guarantee", part: "key" },
-      };
+      return exactlyOnceReport(
+        `${ctx.subject} has no PRIMARY KEY: rows are INSERTed (append), exactly once`,
+        "Each checkpoint's rows are inserted at its commit, in one transaction with the sink's progress row (weir_sink_progress): a restore (weir run --restore) never inserts them twice. A run started without --restore is a new job and inserts its rows again.",
+        "Restart with weir run --restore; rows are visible about one checkpoint interval late.",
+      );
     if (pk === null)
       return {
         severity: "warning",

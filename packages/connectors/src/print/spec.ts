@@ -1,5 +1,5 @@
 import { type ConnectorSpec, OptionReader, SINK_PARALLELISM_OPTION } from "@weir/planner";
-import { consoleSink } from "../console-sink.js";
+import { consoleSink } from "../sink-specs.js";
 
 export interface PrintConfig {
   /** `'print-identifier'`: the prefix of each line (`id> `); undefined or empty: none. */

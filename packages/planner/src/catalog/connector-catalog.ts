@@ -12,6 +12,7 @@ import type {
 } from "./connector-spec.js";
 import { parseDuration, parseMemorySize } from "./durations.js";
 import { QUALITY_CHECK_PREFIX, QUALITY_OPTIONS, QUALITY_PREFIX } from "./quality.js";
+import { nearest } from "./settings.js";
 
 const duration = { kind: "duration" } as const;
 const oneOf = (...values: string[]): OptionType => ({ kind: "enum", values });
@@ -428,32 +429,9 @@ export function orList(items: readonly string[]): string {
 
 /** "did you mean 'x'?" for the nearest candidate, else the list of candidates. */
 export function suggest(word: string, candidates: readonly string[], what: string): string {
-  let best: string | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  for (const c of candidates) {
-    const d = editDistance(word.toLowerCase(), c.toLowerCase());
-    if (d < bestDistance) {
-      bestDistance = d;
-      best = c;
-    }
-  }
-  if (best !== undefined && bestDistance <= Math.max(2, Math.floor(word.length / 3))) {
+  const { best, distance } = nearest(word, candidates);
+  if (best !== undefined && distance <= Math.max(2, Math.floor(word.length / 3))) {
     return `did you mean '${best}'?`;
   }
   return `${what}: ${[...candidates].sort().join(", ")}`;
-}
-
-function editDistance(a: string, b: string): number {
-  const prev = new Array<number>(b.length + 1);
-  for (let j = 0; j <= b.length; j++) prev[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j]!;
-      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length]!;
 }

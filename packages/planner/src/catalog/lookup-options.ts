@@ -24,54 +24,48 @@ export function lookupCacheMode(o: Options): string {
  */
 export function partialCacheConfig(o: Options, fail: LookupFail): LookupConfig["cache"] {
   const mode = lookupCacheMode(o);
+  const partial = mode === "PARTIAL";
   const partialKeys = Object.keys(o).filter((k) => k.startsWith("lookup.partial-cache."));
   const legacyKeys = Object.keys(o).filter((k) => k.startsWith("lookup.cache."));
-  if (mode === "PARTIAL") {
-    if (legacyKeys.length > 0)
-      fail(
-        `'${legacyKeys[0]}' is Flink's deprecated spelling and cannot be mixed with 'lookup.cache' = 'PARTIAL'`,
-        "use 'lookup.partial-cache.max-rows', 'lookup.partial-cache.expire-after-write' and 'lookup.partial-cache.cache-missing-key'",
-      );
-    const maxRows = lookupInt(o, "lookup.partial-cache.max-rows", 1, fail);
-    const write = lookupMs(o, "lookup.partial-cache.expire-after-write", fail);
-    const access = lookupMs(o, "lookup.partial-cache.expire-after-access", fail);
-    if (maxRows === null && write === null && access === null)
-      fail(
-        "a PARTIAL cache needs at least one of 'lookup.partial-cache.max-rows', 'lookup.partial-cache.expire-after-write', 'lookup.partial-cache.expire-after-access' (as in Flink)",
-      );
-    return {
-      maxRows,
-      expireAfterWriteMs: write,
-      expireAfterAccessMs: access,
-      cacheMissingKey: lookupBool(o["lookup.partial-cache.cache-missing-key"], true),
-    };
-  }
-  if (partialKeys.length > 0)
+  if (!partial && partialKeys.length > 0)
     fail(
       `'${partialKeys[0]}' has no effect without a PARTIAL cache`,
       "add 'lookup.cache' = 'PARTIAL' to the table's options, or remove the option",
     );
-  const maxRows = lookupInt(o, "lookup.cache.max-rows", 1, fail);
-  const ttl = lookupMs(o, "lookup.cache.ttl", fail);
-  if (mode === "" && (maxRows !== null || ttl !== null)) {
-    if (maxRows === null || ttl === null)
-      fail(
-        "Flink's deprecated cache options need both 'lookup.cache.max-rows' and 'lookup.cache.ttl'",
-        "better: 'lookup.cache' = 'PARTIAL' with 'lookup.partial-cache.max-rows' and 'lookup.partial-cache.expire-after-write'",
-      );
-    return {
-      maxRows,
-      expireAfterWriteMs: ttl,
-      expireAfterAccessMs: null,
-      cacheMissingKey: lookupBool(o["lookup.cache.caching-missing-key"], true),
-    };
-  }
-  if (legacyKeys.length > 0)
+  if (partial && legacyKeys.length > 0)
     fail(
-      `'${legacyKeys[0]}' has no effect with 'lookup.cache' = 'NONE'`,
-      "remove the option, or use 'lookup.cache' = 'PARTIAL' with the 'lookup.partial-cache.*' options",
+      `'${legacyKeys[0]}' is Flink's deprecated spelling and cannot be mixed with 'lookup.cache' = 'PARTIAL'`,
+      "use 'lookup.partial-cache.max-rows', 'lookup.partial-cache.expire-after-write' and 'lookup.partial-cache.cache-missing-key'",
     );
-  return null;
+  // Without 'lookup.cache' = 'PARTIAL', the deprecated spelling: 'lookup.cache.max-rows' + 'lookup.cache.ttl'.
+  const maxRows = lookupInt(o, partial ? "lookup.partial-cache.max-rows" : "lookup.cache.max-rows", 1, fail);
+  const write = lookupMs(o, partial ? "lookup.partial-cache.expire-after-write" : "lookup.cache.ttl", fail);
+  const access = partial ? lookupMs(o, "lookup.partial-cache.expire-after-access", fail) : null;
+  if (partial && maxRows === null && write === null && access === null)
+    fail(
+      "a PARTIAL cache needs at least one of 'lookup.partial-cache.max-rows', 'lookup.partial-cache.expire-after-write', 'lookup.partial-cache.expire-after-access' (as in Flink)",
+    );
+  if (!partial && (mode !== "" || (maxRows === null && write === null))) {
+    if (legacyKeys.length > 0)
+      fail(
+        `'${legacyKeys[0]}' has no effect with 'lookup.cache' = 'NONE'`,
+        "remove the option, or use 'lookup.cache' = 'PARTIAL' with the 'lookup.partial-cache.*' options",
+      );
+    return null;
+  }
+  if (!partial && (maxRows === null || write === null))
+    fail(
+      "Flink's deprecated cache options need both 'lookup.cache.max-rows' and 'lookup.cache.ttl'",
+      "better: 'lookup.cache' = 'PARTIAL' with 'lookup.partial-cache.max-rows' and 'lookup.partial-cache.expire-after-write'",
+    );
+  const missingKey =
+    o[partial ? "lookup.partial-cache.cache-missing-key" : "lookup.cache.caching-missing-key"];
+  return {
+    maxRows,
+    expireAfterWriteMs: write,
+    expireAfterAccessMs: access,
+    cacheMissingKey: missingKey === undefined ? true : missingKey.trim().toLowerCase() === "true",
+  };
 }
 
 /**
@@ -124,8 +118,4 @@ export function lookupInt(o: Options, key: string, min: number, fail: LookupFail
   const n = Number(text.trim());
   if (!Number.isInteger(n) || n < min) fail(`'${key}' = '${text}' is not an integer >= ${min}`);
   return n;
-}
-
-function lookupBool(text: string | undefined, dflt: boolean): boolean {
-  return text === undefined ? dflt : text.trim().toLowerCase() === "true";
 }
