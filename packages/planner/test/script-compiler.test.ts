@@ -155,10 +155,14 @@ describe("StatementCompiler: what each statement kind leaves to do", () => {
     expect(r.diagnostics.map((d) => d.code)).toEqual(["sink-changelog"]);
   });
 
-  it("refuses a materialised view without a unique key at the view", () => {
-    const r = only("CREATE MATERIALIZED VIEW mv AS SELECT id, amount FROM orders;");
+  it("refuses a materialised view without a unique key at the view, and does not keep it", () => {
+    const { compiler, results } = compileAfterDdl(
+      "CREATE MATERIALIZED VIEW mv AS SELECT id, amount FROM orders;",
+    );
+    const r = results[0]!;
     expect(r.kind).toBe("invalid");
     expect(r.diagnostics.map((d) => [d.code, d.span.line, d.span.column])).toEqual([["mv-no-key", 1, 1]]);
+    expect(compiler.catalog.get("mv")).toBe(undefined);
   });
 
   it("puts a materialised view's table in the catalog unless told not to", () => {

@@ -102,7 +102,9 @@ export { EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_RUNTIME } from "./exit-co
  * A session of Weir: a catalog, settings and the connectors, executing statements the way
  * Flink's SQL client does in script mode: DDL, SET and SHOW take effect in order; every INSERT
  * of the script (and EXECUTE STATEMENT SET, CREATE TABLE AS) joins one job that runs at the end;
- * a bare SELECT runs when it is reached and prints its changelog.
+ * a bare SELECT runs when it is reached and prints its changelog. The planner's script compiler
+ * (`ScriptCompiler`, `StatementCompiler`) binds, applies and plans; the engine presents what it
+ * gives and runs the jobs (materialised views' embedded Postgres, checkpoints, metrics).
  */
 export class Engine {
   readonly catalog = new Catalog();

@@ -105,7 +105,11 @@ export class StatementCompiler {
           () => materializedViewTarget(view, bound.plan, this.session.all(), undefined),
           view.span,
         );
-        if (!r.ok) return { kind: "invalid", statement, diagnostics: [...diagnostics, ...r.diagnostics] };
+        if (!r.ok) {
+          // An invalid statement has no effect: the binder's catalog entry goes again.
+          this.catalog.drop(view.name, "materialized-view", false);
+          return { kind: "invalid", statement, diagnostics: [...diagnostics, ...r.diagnostics] };
+        }
         if (this.options.registerViewTables ?? true)
           this.catalog.put({ ...view, table: r.value.table }, false);
         return { kind: "job", bound, targets: [r.value], ...base };
