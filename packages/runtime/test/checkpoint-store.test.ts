@@ -11,8 +11,12 @@ import {
   readCheckpoint,
   STATE_SNAPSHOT_VERSION,
 } from "../src/index.js";
+import { encodeNumber } from "../src/state/codec.js";
 
 const JOB = "job-a";
+/** No watermark yet (−∞), as a checkpoint holds it. */
+const NONE = encodeNumber(Number.NEGATIVE_INFINITY);
+const NO_WATERMARKS = { emitted: NONE, splits: [] };
 
 function checkpoint(id: number, jobId = JOB, fingerprint = "fp"): JobCheckpoint {
   return {
@@ -24,15 +28,15 @@ function checkpoint(id: number, jobId = JOB, fingerprint = "fp"): JobCheckpoint 
     layout: {},
     dagVersion: 1,
     stateVersion: 1,
-    sources: { "0": { position: { file: id * 10 }, watermarks: null, ended: false } },
+    sources: { "0": { position: { file: id * 10 }, watermarks: NO_WATERMARKS, ended: false } },
     operators: {
       "1": {
         state: {
           version: STATE_SNAPSHOT_VERSION,
           tables: { groups: { kind: "value", entries: [["k", id]] } },
         },
-        watermark: null,
-        forwarded: null,
+        watermark: NONE,
+        forwarded: NONE,
       },
     },
     sinks: {},

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { SinkWriterContext } from "../src/connector.js";
 import { checkpointConfig } from "../src/job/checkpoint-config.js";
 import { Job, runJob } from "../src/job/job.js";
 import type { Json } from "../src/state/codec.js";
@@ -26,6 +27,33 @@ function oneRowPerPoll() {
 }
 
 describe("checkpoint coordinator", () => {
+  it("takes checkpoints on 'execution.checkpointing.interval' alone: no other option names the interval", async () => {
+    const lines: string[] = [];
+    const opened: SinkWriterContext[] = [];
+    const writer = new (class extends CollectWriter {
+      override async open(ctx?: SinkWriterContext): Promise<void> {
+        if (ctx) opened.push(ctx);
+      }
+    })(lines);
+    let clock = 0;
+    const result = await runJob(
+      { ...dag, settings: { "execution.checkpointing.interval": "10 ms" } },
+      {
+        connectors: { source: () => new MemReader(oneRowPerPoll()), sink: () => writer },
+        cwd: ".",
+        now: () => clock++,
+      },
+    );
+    expect(result.reason).toBe("end");
+    expect(result.checkpoints).toBeGreaterThan(1);
+    // Every one completed: the sink committed each, in order, and the last is the result's.
+    expect(writer.commits).toEqual(Array.from({ length: result.checkpoints }, (_, i) => i + 1));
+    expect(result.lastCheckpoint?.checkpointId).toBe(result.checkpoints);
+    // The sink learns the interval the job checkpoints on (exactly-once sinks check it).
+    expect(opened[0]!.checkpointIntervalMs).toBe(10);
+    expect(materialize(lines.join("\n"))).toEqual(expected());
+  });
+
   it("aborts a checkpoint a task never acknowledges; the job goes on and the next one completes", async () => {
     const lines: string[] = [];
     const writer = new HangingWriter(lines, 1);
@@ -36,9 +64,8 @@ describe("checkpoint coordinator", () => {
       connectors: { source: () => new MemReader(oneRowPerPoll()), sink: () => writer },
       cwd: ".",
       now: () => clock++,
-      settings: { "execution.checkpointing.timeout": "50 ms" },
+      settings: { "execution.checkpointing.interval": "5 ms", "execution.checkpointing.timeout": "50 ms" },
       checkpoint: {
-        intervalMs: 5,
         onCheckpoint: async (cp) => {
           completed.push(cp.checkpointId);
         },
@@ -65,9 +92,8 @@ describe("checkpoint coordinator", () => {
         connectors: { source: () => new MemReader(oneRowPerPoll()), sink: () => new CollectWriter([]) },
         cwd: ".",
         now: () => clock++,
-        settings,
+        settings: { "execution.checkpointing.interval": "1 ms", ...settings },
         checkpoint: {
-          intervalMs: 1,
           onCheckpoint: async (cp) => {
             const prev = ended.get(cp.checkpointId - 1);
             if (prev !== undefined) gaps.push(cp.timestamp - prev);
@@ -93,7 +119,7 @@ describe("metrics groups", () => {
       connectors: { source: () => new MemReader(oneRowPerPoll()), sink: () => new CollectWriter([]) },
       cwd: ".",
       now: () => clock++,
-      checkpoint: { intervalMs: 10 },
+      settings: { "execution.checkpointing.interval": "10 ms" },
     });
     await job.open();
     const result = await job.run();

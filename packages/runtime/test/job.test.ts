@@ -163,8 +163,8 @@ describe("job", () => {
       connectors: conn,
       cwd: ".",
       now: () => t++,
+      settings: { "execution.checkpointing.interval": "10 ms" },
       checkpoint: {
-        intervalMs: 10,
         onCheckpoint: async (cp) => {
           expect(conn.writer!.commits).not.toContain(cp.checkpointId);
           seen.push(cp.checkpointId);

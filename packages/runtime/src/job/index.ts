@@ -7,4 +7,4 @@ export * from "./errors.js";
 export * from "./job.js";
 export * from "./latency.js";
 export * from "./metrics.js";
-export * from "./source-operator.js";
+export * from "./source-task.js";

@@ -1,23 +1,26 @@
 import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import type { PhysicalDag, PhysicalNode } from "@weir/planner";
-import { Message } from "../changelog.js";
 import type { ConnectorRegistry, PollResult, SinkWriterContext } from "../connector.js";
 import { parseDurationSetting } from "../operators/common.js";
 import { operatorStateInfo } from "../operators/registry.js";
 import { isDeferredSnapshot, STATE_SNAPSHOT_VERSION, type StateBackend } from "../state/api.js";
 import { stateBackendFactory } from "../state/backends.js";
-import { decodeJson, encodeJson, type Json } from "../state/codec.js";
+import { decodeNumber, encodeNumber } from "../state/codec.js";
 import { TaskMetricGroup } from "../task.js";
-import { type Clock, NO_WATERMARK } from "../time/watermarks.js";
+import type { Clock } from "../time/watermarks.js";
 import type { JobCheckpoint, OperatorCheckpoint, SinkCheckpoint, SourceCheckpoint } from "./checkpoint.js";
 import { checkRestorable, JOB_CHECKPOINT_VERSION, planFingerprint } from "./checkpoint.js";
 import { type CheckpointConfig, checkpointConfig } from "./checkpoint-config.js";
+import {
+  CheckpointCoordinator,
+  type CheckpointRecord,
+  type PendingCheckpoint,
+} from "./checkpoint-coordinator.js";
 import { type TaskLayout, taskLayouts, taskUids } from "./compat.js";
-import type { SinkOwnState, SourceOwnState } from "./connector-tasks.js";
 import type { TaskAck } from "./driver.js";
 import { describeNode, nodeFailure } from "./errors.js";
-import type { NodeRuntime, OperatorRuntime, SinkRuntime, SourceRuntime } from "./graph.js";
+import type { AckOf, NodeRuntime, OperatorRuntime, SinkRuntime } from "./graph.js";
 import { JobGraph } from "./graph.js";
 import type { JobMetrics, OperatorRunMetrics, SinkMetrics, SourceMetrics } from "./metrics.js";
 
@@ -31,41 +34,14 @@ export interface JobOptions {
   readonly now?: () => number;
   /** Where the `collect` sink sends a bare SELECT's changes. */
   readonly collect?: SinkWriterContext["collect"];
-  readonly checkpoint?: {
-    /** Trigger a checkpoint every `intervalMs` of processing time (0 or absent: never). */
-    readonly intervalMs?: number;
-    /** Abort a checkpoint not acknowledged by every task in this time; default `'execution.checkpointing.timeout'`. */
-    readonly timeoutMs?: number;
-    /** Least time from the end of a checkpoint to the next trigger; default `'execution.checkpointing.min-pause'`. */
-    readonly minPauseMs?: number;
-    /**
-     * Stores a complete checkpoint durably; sinks commit once it resolves. `savepoint`: it was
-     * taken for {@link Job.requestSavepoint} (each request stores it where it asked, as well).
-     */
-    onCheckpoint?(cp: JobCheckpoint, savepoint: boolean): Promise<void>;
-    /**
-     * Savepoint requests (SIGUSR1 to `weir run`, `weir savepoint`, STOP JOB ... WITH SAVEPOINT):
-     * while the job runs, `subscribe`'s listener is {@link Job.requestSavepoint}; `subscribe`
-     * returns the unsubscribe function.
-     */
-    readonly savepointRequests?: {
-      subscribe(
-        take: (request: SavepointRequest) => Promise<string>,
-        job: { readonly jobId: string },
-      ): () => void;
-    };
-    /** Checkpoint `id` was aborted (the job goes on). */
-    onAborted?(id: number, reason: string): void;
-    /**
-     * Take the periodic checkpoints' and savepoints' state copy-on-write (see
-     * `DeferredStateSnapshot`): the synchronous part at the barrier is O(entries) reference
-     * copies and the state is encoded as it is written. The operator states handed to
-     * `onCheckpoint` and to savepoint stores are then views, valid until the checkpoint ends:
-     * write them (`CheckpointStore.writeAsync`) before the promise resolves, and keep only the
-     * files. Off, they are plain JSON, encoded at the barrier.
-     */
-    readonly copyOnWrite?: boolean;
-  };
+  /**
+   * When and how the job checkpoints: interval, timeout, min-pause, mode, directory. Default: read
+   * from the job's settings (`'execution.checkpointing.*'`, see `checkpointConfig`) when the job is
+   * built; a caller that read and checked them already (the CLI) passes what it read.
+   */
+  readonly checkpointConfig?: CheckpointConfig;
+  /** What the job's checkpoints are handed to (when it takes them is `checkpointConfig`'s). */
+  readonly checkpoint?: CheckpointHooks;
   /** The job's id (its checkpoint subdirectory); default: the restored checkpoint's, else a new one. */
   readonly jobId?: string;
   readonly restoreFrom?: JobCheckpoint;
@@ -84,6 +60,41 @@ export interface JobOptions {
 }
 
 /**
+ * Where a job's checkpoints go and what else takes part in them. Without `onCheckpoint` a
+ * checkpoint is complete once every task acknowledged it (kept in memory only: `lastCheckpoint`),
+ * as Flink's checkpoints are without a checkpoint storage.
+ */
+export interface CheckpointHooks {
+  /**
+   * Stores a complete checkpoint durably; sinks commit once it resolves. `savepoint`: it was
+   * taken for {@link Job.requestSavepoint} (each request stores it where it asked, as well).
+   */
+  onCheckpoint?(cp: JobCheckpoint, savepoint: boolean): Promise<void>;
+  /**
+   * Savepoint requests (SIGUSR1 to `weir run`, `weir savepoint`, STOP JOB ... WITH SAVEPOINT):
+   * while the job runs, `subscribe`'s listener is {@link Job.requestSavepoint}; `subscribe`
+   * returns the unsubscribe function.
+   */
+  readonly savepointRequests?: {
+    subscribe(
+      take: (request: SavepointRequest) => Promise<string>,
+      job: { readonly jobId: string },
+    ): () => void;
+  };
+  /** Checkpoint `id` was aborted (the job goes on). */
+  onAborted?(id: number, reason: string): void;
+  /**
+   * Take the periodic checkpoints' and savepoints' state copy-on-write (see
+   * `DeferredStateSnapshot`): the synchronous part at the barrier is O(entries) reference
+   * copies and the state is encoded as it is written. The operator states handed to
+   * `onCheckpoint` and to savepoint stores are then views, valid until the checkpoint ends:
+   * write them (`CheckpointStore.writeAsync`) before the promise resolves, and keep only the
+   * files. Off, they are plain JSON, encoded at the barrier.
+   */
+  readonly copyOnWrite?: boolean;
+}
+
+/**
  * A savepoint asked of a running job: a checkpoint taken at the job's next turn (even without
  * periodic checkpoints), stored by `store` after `onCheckpoint` and before the sinks commit.
  */
@@ -97,28 +108,7 @@ export interface SavepointRequest {
   readonly stop?: boolean;
 }
 
-/** One checkpoint of this run, for the job page's history. */
-export interface CheckpointRecord {
-  readonly id: number;
-  /** When it was triggered (epoch ms of the job clock). */
-  readonly triggeredAt: number;
-  readonly status: "completed" | "aborted";
-  /** Trigger to commit (completed) or to the abort, in ms. */
-  readonly durationMs: number;
-  /** The longest barrier alignment of a task with several inputs (0 without such a task), ms. */
-  readonly alignmentMs: number;
-  readonly savepoint: boolean;
-  /**
-   * Of `durationMs`, the asynchronous phase: from every task's acknowledgement to the checkpoint
-   * stored (the job processes meanwhile); absent when it was aborted before.
-   */
-  readonly asyncMs?: number;
-  /** Why it was aborted. */
-  readonly reason?: string;
-}
-
-/** How many checkpoint records a job keeps. */
-const CHECKPOINT_HISTORY = 100;
+export type { CheckpointRecord } from "./checkpoint-coordinator.js";
 
 export interface JobResult {
   /**
@@ -143,20 +133,6 @@ const MAX_IDLE_SLEEP_MS = 100;
 /** Processing between two event-loop turns given to a checkpoint's asynchronous phase (ms). */
 const ASYNC_SHARE_MS = 10;
 
-/** A triggered checkpoint (at most one at a time: max-concurrent-checkpoints 1). */
-interface PendingCheckpoint {
-  readonly id: number;
-  readonly startedAt: number;
-  /** `performance.now()` at the trigger (the timeout is real time). */
-  readonly startedReal: number;
-  /** Every task's acknowledgement, as it aligned (a promise for an asynchronous task). */
-  readonly acks: Map<NodeRuntime, TaskAck | Promise<TaskAck>>;
-  /** The acknowledgements received so far. */
-  readonly received: Map<NodeRuntime, TaskAck>;
-  /** A task failed to snapshot (e.g. a sink's pre-commit threw): the job fails with it. */
-  failure: { readonly error: unknown } | null;
-}
-
 /**
  * A running job. The hot path is synchronous: {@link pushSource} pushes one poll result through
  * the whole DAG before it returns, so between two pushes the job is quiescent — that is where
@@ -176,17 +152,24 @@ export class Job {
   /** Every task's stable id (by node id) and the layout a checkpoint records for a later restore. */
   private readonly uids: Map<number, string>;
   private readonly layout: Record<string, TaskLayout>;
-  /** The checkpoint coordinator's settings (`'execution.checkpointing.*'`). */
+  /** The checkpoint settings (`'execution.checkpointing.*'`): the one copy the job reads. */
   readonly checkpointConfig: CheckpointConfig;
   /** Job-level metrics: completed/aborted checkpoints, checkpoint durations. */
   readonly jobMetrics = new TaskMetricGroup("job");
-  private nextCheckpointId = 1;
-  /** The checkpoint whose barriers are being injected (acks are collected into it). */
-  private pending: PendingCheckpoint | null = null;
-  /** The checkpoint triggered and not yet acknowledged by every task (or aborted). */
-  private inflight: PendingCheckpoint | null = null;
+  /** When to checkpoint, what each checkpoint still waits for, its history. */
+  private readonly coordinator: CheckpointCoordinator<NodeRuntime, TaskAck, SavepointWaiter>;
+  /** Where acknowledgements go while barriers are injected (null: nowhere, they are released). */
+  private ackReceiver: AckReceiver | null = null;
+  /** The tasks that acknowledged while the barriers of the checkpoint being triggered flowed. */
+  private acked = new Set<NodeRuntime>();
+  /** The asynchronous acknowledgements (sinks' pre-commits) of the checkpoint last triggered. */
+  private asyncAcks: Promise<TaskAck>[] = [];
+  /** A task declined the checkpoint in flight: the job fails with this. */
+  private declined: { readonly error: unknown } | null = null;
   /** The acknowledged checkpoint being stored while the job goes on (at most one). */
   private asyncPhase: AsyncPhase | null = null;
+  /** The last checkpoint this run completed. */
+  private lastCheckpoint: JobCheckpoint | null = null;
   /** When the job loop last gave the asynchronous phase a turn of the event loop (`performance.now()`). */
   private lastAsyncTurn = 0;
   /** The checkpoint being triggered has an asynchronous phase: snapshots are copy-on-write. */
@@ -201,16 +184,12 @@ export class Job {
   private readonly flushIntervals = new Map<SinkRuntime, number>();
   /** The checkpoint being triggered is a savepoint: state is snapshotted in the canonical form. */
   private canonicalSnapshot = false;
-  /** Savepoint requests not yet taken (they are served by the next checkpoint the loop triggers). */
-  private savepointWaiters: SavepointWaiter[] = [];
   /** Whether {@link run} is looping (savepoints can be taken). */
   private running = false;
   /** A savepoint with `stop` was taken: the loop ends before its next poll. */
   private stopAfterSavepoint = false;
   /** The operators with asynchronous work (see `asyncOperators`). */
   private asyncList: OperatorRuntime[] | null = null;
-  /** The last {@link CHECKPOINT_HISTORY} checkpoints of this run, oldest first. */
-  readonly checkpointHistory: CheckpointRecord[] = [];
 
   constructor(
     readonly dag: PhysicalDag,
@@ -219,7 +198,7 @@ export class Job {
     if (options.restoreFrom) checkRestorable(options.restoreFrom, dag);
     this.settings = { ...dag.settings, ...options.settings };
     this.now = options.now ?? Date.now;
-    this.checkpointConfig = checkpointConfig(this.settings);
+    this.checkpointConfig = options.checkpointConfig ?? checkpointConfig(this.settings);
     this.uids = taskUids(dag);
     this.layout = taskLayouts(dag);
     this.jobId = options.jobId ?? options.restoreFrom?.jobId ?? randomBytes(16).toString("hex");
@@ -240,18 +219,28 @@ export class Job {
       deferredSnapshots: () => this.deferredSnapshot,
       aligned: this.checkpointConfig.mode === "EXACTLY_ONCE",
     });
-    this.graph.listener = {
-      onAck: (rt, id, ack) => {
-        if (this.pending?.id === id) this.pending.acks.set(rt, ack);
-        // A barrier of a checkpoint no longer pending (aborted) aligned late: its snapshot is not needed.
-        else if (!(ack instanceof Promise) && isDeferredSnapshot(ack.state)) ack.state.release();
-        else if (ack instanceof Promise)
-          ack.then(
-            (a) => isDeferredSnapshot(a.state) && a.state.release(),
-            () => undefined,
-          );
+    this.graph.listener = { onAck: (rt, id, ack) => this.onAck(rt, id, ack) };
+    const copyOnWrite = options.checkpoint?.copyOnWrite === true;
+    this.coordinator = new CheckpointCoordinator({
+      config: this.checkpointConfig,
+      tasks: this.graph.tasks,
+      now: this.now,
+      describe: (rt) => describeNode(rt.node),
+      metrics: this.jobMetrics,
+      port: {
+        injectBarriers: (c) => {
+          this.inject(c.id, this.coordinator, { canonical: c.savepoint, deferred: copyOnWrite });
+        },
+        store: (c) => this.startAsyncPhase(c),
+        notifyComplete: (c) => this.completeCheckpoint(c),
+        notifyAborted: (c, reason) => this.abortCheckpoint(c, reason),
+        declined: (c, _rt, error) => {
+          releaseSnapshots(c.acks.values());
+          for (const w of c.requests) w.reject(asError(error));
+          this.declined = { error };
+        },
       },
-    };
+    });
     if (options.trackEventTimeLag) {
       for (const s of this.graph.sinks()) {
         const input = this.graph.nodes.get(s.node.inputs[0] ?? -1)?.node;
@@ -278,7 +267,12 @@ export class Job {
    */
   requestSavepoint(request: SavepointRequest): Promise<string> {
     if (!this.running) return Promise.reject(new Error("the job is not running"));
-    return new Promise((resolve, reject) => this.savepointWaiters.push({ request, resolve, reject }));
+    return new Promise((resolve, reject) => this.coordinator.requestSavepoint({ request, resolve, reject }));
+  }
+
+  /** The last checkpoints of this run that ended, oldest first (at most 100). */
+  get checkpointHistory(): readonly CheckpointRecord[] {
+    return this.coordinator.history;
   }
 
   /** Opens the connectors, restores the checkpoint if any, and ends operators without inputs. */
@@ -292,7 +286,7 @@ export class Job {
         jobId: this.jobId,
         sinkId: this.uid(s),
         subtaskIndex: 0,
-        checkpointIntervalMs: this.options.checkpoint?.intervalMs ?? 0,
+        checkpointIntervalMs: this.checkpointConfig.intervalMs,
         restoring: cp !== undefined,
       };
       await s.driver.open();
@@ -313,19 +307,13 @@ export class Job {
         throw nodeFailure(rt.node, e);
       }
     }
-    if (cp) {
-      // Re-announce restored source watermarks, so downstream inputs do not wait for an advance.
-      for (const s of this.graph.sources()) {
-        const w = s.task.op.tracker.currentWatermark;
-        if (!s.task.op.ended && w > NO_WATERMARK) this.graph.forward(s.node.id, Message.watermark(w));
-      }
-    }
+    if (cp) for (const s of this.graph.sources()) s.task.announceWatermark();
   }
 
   /** True when every sink got `end` (a job without sinks: when every source ended). */
   get finished(): boolean {
     const sinks = this.graph.sinks();
-    if (sinks.length === 0) return this.graph.sources().every((s) => s.task.op.ended);
+    if (sinks.length === 0) return this.graph.sources().every((s) => s.driver.finished);
     return sinks.every((s) => s.driver.finished);
   }
 
@@ -333,9 +321,9 @@ export class Job {
   pushSource(nodeId: number, result: PollResult): void {
     const rt = this.graph.nodes.get(nodeId);
     if (rt?.kind !== "source") throw new Error(`node ${nodeId} is not a source`);
-    if (rt.task.op.ended) throw new Error(`source ${describeNode(rt.node)} already ended`);
+    if (rt.driver.finished) throw new Error(`source ${describeNode(rt.node)} already ended`);
     try {
-      rt.task.op.process(result, rt.emit);
+      rt.task.processPoll(result);
     } catch (e) {
       throw nodeFailure(rt.node, e);
     }
@@ -347,7 +335,7 @@ export class Job {
    */
   async step(): Promise<PollResult["kind"] | null> {
     await this.whileSaturated();
-    const live = this.graph.sources().filter((s) => !s.task.op.ended);
+    const live = this.graph.sources().filter((s) => !s.driver.finished);
     if (live.length === 0) return null;
     // Round robin by node id, from the cursor: the order a checkpoint records and a restore
     // continues, so a restored run interleaves its sources as the uninterrupted one does.
@@ -418,14 +406,7 @@ export class Job {
     const now = this.now();
     if (!force && now - this.lastTick < TICK_MS) return;
     this.lastTick = now;
-    for (const s of this.graph.sources()) {
-      if (s.task.op.ended) continue;
-      try {
-        s.task.op.pollWatermark(s.emit);
-      } catch (e) {
-        throw nodeFailure(s.node, e);
-      }
-    }
+    for (const s of this.graph.sources()) s.driver.onProcessingTime(now);
     for (const rt of this.graph.operators()) rt.driver.onProcessingTime(now);
   }
 
@@ -444,91 +425,111 @@ export class Job {
   }
 
   /**
-   * Takes checkpoint `id` (default: the next id): records source positions, sends a barrier from
-   * every live source through the DAG (operators snapshot when aligned, sinks see it), then
-   * flushes and pre-commits the sinks. Call only between pushes. `copyOnWrite`: the operator
-   * states are copy-on-write views (see `DeferredStateSnapshot`) that stay the state at the
-   * barrier while the job goes on, until `releaseCheckpoint(cp)`.
+   * Takes checkpoint `id` (default: the next id) outside the coordinator: records source
+   * positions, sends a barrier from every live source through the DAG (operators snapshot when
+   * aligned, sinks see it), then waits, without a timeout, for the sinks to flush and pre-commit.
+   * It is neither stored nor completed (`commit` completes it). Call only between pushes.
+   * `copyOnWrite`: the operator states are copy-on-write views (see `DeferredStateSnapshot`) that
+   * stay the state at the barrier while the job goes on, until `releaseCheckpoint(cp)`.
    */
   async checkpoint(
-    id = this.nextCheckpointId,
+    id = this.coordinator.nextCheckpointId,
     options: { readonly copyOnWrite?: boolean } = {},
   ): Promise<JobCheckpoint> {
-    if (this.inflight !== null) throw new Error(`checkpoint ${this.inflight.id} is still in progress`);
-    if (this.asyncPhase !== null) throw new Error(`checkpoint ${this.asyncPhase.p.id} is still being stored`);
+    const inFlight = this.coordinator.inFlight;
+    if (inFlight !== null)
+      throw new Error(
+        this.asyncPhase?.id === inFlight.id
+          ? `checkpoint ${inFlight.id} is still being stored`
+          : `checkpoint ${inFlight.id} is still in progress`,
+      );
     await this.drainAsync();
-    this.deferredSnapshot = options.copyOnWrite === true;
-    let p: PendingCheckpoint;
-    try {
-      p = this.trigger(id);
-    } finally {
-      this.deferredSnapshot = false;
-    }
-    this.inflight = null;
-    for (const [rt, ack] of p.acks) p.received.set(rt, await ack);
-    return this.manifest(p);
+    this.coordinator.nextCheckpointId = id + 1;
+    const triggeredAt = this.now();
+    const acks = new Map<NodeRuntime, TaskAck>();
+    const table: AckReceiver = {
+      ack: (rt, ackId, ack) => {
+        if (ackId !== id) return false;
+        acks.set(rt, ack);
+        return true;
+      },
+      decline: () => undefined,
+    };
+    await Promise.all(this.inject(id, table, { canonical: false, deferred: options.copyOnWrite === true }));
+    return this.manifest(id, triggeredAt, acks);
   }
 
   /**
-   * Starts checkpoint `id`: every source records its position, then sends the barrier (the DAG
-   * is quiescent, so the barriers of all sources form one cut); tasks whose inputs all ended saw
-   * no barrier and are snapshotted directly. Synchronous tasks acknowledge at once; the others
-   * (sinks flushing and pre-committing) acknowledge when their promise resolves.
+   * Sends barrier `id` from every source — the DAG is quiescent between two pushes, so the
+   * barriers of all sources form one cut — and acknowledges directly the tasks that saw no
+   * barrier (their inputs all ended). Synchronous tasks acknowledge at once; the others (sinks
+   * flushing and pre-committing) when their promise resolves, returned here. Acknowledgements go
+   * to `to`; `canonical` and `deferred` say how states are snapshotted (see `SnapshotOptions`).
    */
-  private trigger(id: number): PendingCheckpoint {
-    this.nextCheckpointId = id + 1;
-    const p: PendingCheckpoint = {
-      id,
-      startedAt: this.now(),
-      startedReal: performance.now(),
-      acks: new Map(),
-      received: new Map(),
-      failure: null,
-    };
-    this.pending = p;
+  private inject(
+    id: number,
+    to: AckReceiver,
+    snapshots: { readonly canonical: boolean; readonly deferred: boolean },
+  ): Promise<TaskAck>[] {
+    this.ackReceiver = to;
+    this.acked = new Set();
+    const pending: Promise<TaskAck>[] = [];
+    this.asyncAcks = pending;
+    this.canonicalSnapshot = snapshots.canonical;
+    this.deferredSnapshot = snapshots.deferred;
     try {
       for (const s of this.graph.sources()) s.driver.injectBarrier(id);
-      for (const rt of this.graph.tasks) if (!p.acks.has(rt)) rt.driver.acknowledge(id);
+      for (const rt of this.graph.tasks) if (!this.acked.has(rt)) rt.driver.acknowledge(id);
     } finally {
-      this.pending = null;
+      this.ackReceiver = null;
+      this.canonicalSnapshot = false;
+      this.deferredSnapshot = false;
     }
-    for (const [rt, ack] of p.acks) {
-      if (!(ack instanceof Promise)) p.received.set(rt, ack);
-      else
-        ack.then(
-          (a) => p.received.set(rt, a),
-          (error) => {
-            p.failure ??= { error };
-          },
-        );
+    return pending;
+  }
+
+  /**
+   * A task aligned checkpoint `id`: its acknowledgement goes where the injection said, once it
+   * is there (a promise: when it resolves; its failure declines the checkpoint). One nobody takes
+   * — of a checkpoint aborted meanwhile — has its copy-on-write snapshot released.
+   */
+  private onAck(rt: NodeRuntime, id: number, ack: TaskAck | Promise<TaskAck>): void {
+    const to = this.ackReceiver;
+    this.acked.add(rt);
+    if (!(ack instanceof Promise)) {
+      if (to === null || !to.ack(rt, id, ack)) releaseSnapshots([ack]);
+      return;
     }
-    this.inflight = p;
-    return p;
+    this.asyncAcks.push(ack);
+    ack.then(
+      (a) => {
+        if (to === null || !to.ack(rt, id, a)) releaseSnapshots([a]);
+      },
+      (error) => to?.decline(rt, id, error),
+    );
   }
 
   /**
    * One turn of the checkpoint coordinator. A checkpoint has Flink's two phases. Synchronous, at
    * the trigger: every task snapshots at its barrier — the in-memory backend copy-on-write, in
-   * O(entries) reference copies — and the coordinator waits for every acknowledgement — as a
-   * Flink sink's pre-commit holds its task — for at most the timeout. Asynchronous: the
-   * checkpoint is stored by `onCheckpoint` (which encodes and writes the state in slices) while
-   * the job goes on processing; later turns give it event-loop turns and, once it is stored,
-   * complete it: every task is told (sinks commit). At most one checkpoint is in flight (Flink's
-   * max-concurrent-checkpoints 1): the next is triggered only after it ended (and min-pause).
-   * Aborted, the job going on: not acknowledged, or not stored, within the timeout, or storing
-   * failed (every task is told; a sink abandons the pre-commit). A task that fails to snapshot,
-   * or a commit that fails, fails the job. The final checkpoint and a stop-with-savepoint wait
-   * for their asynchronous phase (nothing is processed after a stop-with-savepoint's barrier).
+   * O(entries) reference copies — and the job waits for every acknowledgement — as a Flink
+   * sink's pre-commit holds its task — for at most the timeout. Asynchronous: the checkpoint is
+   * stored by `onCheckpoint` (which encodes and writes the state in slices) while the job goes
+   * on processing; later turns give it event-loop turns and, once it is stored, complete it:
+   * every task is told (sinks commit). The coordinator decides when to trigger and ends each
+   * checkpoint: aborted, the job going on, when it is not acknowledged or not stored within the
+   * timeout or storing failed (every task is told; a sink abandons the pre-commit). A task that
+   * fails to snapshot, or a commit that fails, fails the job. The final checkpoint and a
+   * stop-with-savepoint wait for their asynchronous phase (nothing is processed after a
+   * stop-with-savepoint's barrier). Returns whether a checkpoint completed in this turn's wait.
    */
-  private async coordinate(state: CoordinatorState, final = false): Promise<boolean> {
-    const cfg = this.checkpointConfig;
-    const opts = this.options.checkpoint;
-    const timeoutMs = opts?.timeoutMs ?? cfg.timeoutMs;
+  private async coordinate(final = false): Promise<boolean> {
+    const c = this.coordinator;
     const phase = this.asyncPhase;
     if (phase !== null) {
       if (phase.outcome === null && !final) {
         const t = performance.now();
-        if (t - phase.p.startedReal < timeoutMs) {
+        if (t < c.deadline!) {
           // The asynchronous phase works in the event loop's turns: give it one after every
           // ASYNC_SHARE_MS of processing, so that processing and storing share the thread
           // about evenly (a slice of the store is as long, see CheckpointStore.writeAsync).
@@ -538,85 +539,47 @@ export class Job {
           }
           return false;
         }
-        this.asyncPhase = null;
-        this.releaseSnapshots(phase.p);
-        this.abortCheckpoint(
-          state,
-          phase.p,
-          phase.savepoint,
-          phase.waiters,
-          `not stored within ${timeoutMs} ms`,
-        );
+        c.timeout();
       } else {
         await phase.done;
-        await this.finishAsyncPhase(state, phase);
+        await this.settle(phase);
       }
     }
-    const interval = opts?.intervalMs ?? 0;
-    const savepoint = this.savepointWaiters.length > 0;
-    if ((interval <= 0 && !savepoint) || (this.finished && !final)) return false;
-    const now = this.now();
-    if (!final && !savepoint) {
-      if (now - state.lastTrigger < interval) return false;
-      if (now - state.lastEnd < (opts?.minPauseMs ?? cfg.minPauseMs)) return false;
-    }
-    state.lastTrigger = now;
-    // The requests made before this trigger are the ones this checkpoint serves.
-    const waiters = this.savepointWaiters.splice(0);
+    if ((this.finished && !final) || !c.due(final)) return false;
     await this.drainAsync();
-    this.canonicalSnapshot = savepoint;
-    this.deferredSnapshot = opts?.copyOnWrite === true;
-    let p: PendingCheckpoint;
-    try {
-      p = this.trigger(this.nextCheckpointId);
-    } finally {
-      this.canonicalSnapshot = false;
-      this.deferredSnapshot = false;
+    const p = c.trigger();
+    await settledOrDeadline(this.asyncAcks, c.deadline ?? 0);
+    const declined = this.declined;
+    if (declined !== null) {
+      this.declined = null;
+      throw declined.error;
     }
-    const acked = await acknowledgedWithin(p, timeoutMs);
-    this.inflight = null;
-    if (p.failure !== null) {
-      this.releaseSnapshots(p);
-      for (const w of waiters) w.reject(asError(p.failure.error));
-      throw p.failure.error;
-    }
-    if (!acked) {
-      this.releaseSnapshots(p);
-      const missing = [...p.acks.keys()]
-        .filter((rt) => !p.received.has(rt))
-        .map((rt) => describeNode(rt.node));
-      this.abortCheckpoint(
-        state,
-        p,
-        savepoint,
-        waiters,
-        `not acknowledged within ${timeoutMs} ms by ${missing.join(", ")}`,
-      );
-      return false;
-    }
-    const started = this.startAsyncPhase(p, savepoint, waiters);
-    if (!final && !waiters.some((w) => w.request.stop)) return false;
+    if (c.inFlight === p && this.asyncPhase === null) c.timeout();
+    const started = this.asyncPhase;
+    if (started === null || started.id !== p.id) return false;
+    if (!final && !p.requests.some((w) => w.request.stop)) return false;
     await started.done;
-    return this.finishAsyncPhase(state, started);
+    return this.settle(started);
   }
 
-  /** Starts storing acknowledged checkpoint `p` (`onCheckpoint`, then the savepoint requests'). */
-  private startAsyncPhase(p: PendingCheckpoint, savepoint: boolean, waiters: SavepointWaiter[]): AsyncPhase {
-    const cp = this.manifest(p);
-    const opts = this.options.checkpoint;
-    const phase: AsyncPhase = {
-      p,
-      cp,
-      savepoint,
-      waiters,
-      stored: [],
-      startedAt: this.now(),
-      outcome: null,
-      done: Promise.resolve(),
-    };
+  /** The asynchronous phase of `phase` settled: the coordinator completes or aborts it. */
+  private async settle(phase: AsyncPhase): Promise<boolean> {
+    const outcome = phase.outcome!;
+    if (!outcome.ok) {
+      this.coordinator.storeFailed(phase.id, outcome.error);
+      return false;
+    }
+    await this.coordinator.stored(phase.id);
+    return true;
+  }
+
+  /** Every task acknowledged `c`: it is stored (`onCheckpoint`, then the savepoint requests'). */
+  private startAsyncPhase(c: Pending): void {
+    const cp = this.manifest(c.id, c.triggeredAt, c.acks);
+    const phase: AsyncPhase = { id: c.id, cp, stored: [], outcome: null, done: Promise.resolve() };
     phase.done = (async () => {
-      await opts?.onCheckpoint?.(cp, savepoint);
-      for (const w of waiters) {
+      await this.options.checkpoint?.onCheckpoint?.(cp, c.savepoint);
+      for (const w of c.requests) {
         try {
           phase.stored.push({ waiter: w, path: await w.request.store(cp) });
         } catch (e) {
@@ -632,31 +595,18 @@ export class Job {
       },
     );
     this.asyncPhase = phase;
-    return phase;
   }
 
   /**
-   * The asynchronous phase of `phase` settled: stored, the checkpoint completes (sinks commit,
-   * savepoint requests resolve); not stored, it is aborted and the job goes on.
+   * `c` is stored: every task is told (sinks commit), then its savepoint requests resolve (a
+   * stop-with-savepoint stops the loop). A commit that fails fails them and the job.
    */
-  private async finishAsyncPhase(state: CoordinatorState, phase: AsyncPhase): Promise<boolean> {
-    if (this.asyncPhase === phase) this.asyncPhase = null;
-    const { p, cp, savepoint } = phase;
-    const outcome = phase.outcome!;
-    this.releaseSnapshots(p);
-    if (!outcome.ok) {
-      this.abortCheckpoint(
-        state,
-        p,
-        savepoint,
-        phase.waiters,
-        `it could not be stored: ${asError(outcome.error).message}`,
-      );
-      return false;
-    }
-    const asyncMs = this.now() - phase.startedAt;
+  private async completeCheckpoint(c: Pending): Promise<void> {
+    const phase = this.asyncPhase!;
+    this.asyncPhase = null;
+    releaseSnapshots(c.acks.values());
     try {
-      await this.commit(cp);
+      await this.commit(phase.cp);
     } catch (e) {
       for (const s of phase.stored) s.waiter.reject(asError(e));
       throw e;
@@ -665,99 +615,39 @@ export class Job {
       if (s.waiter.request.stop) this.stopAfterSavepoint = true;
       s.waiter.resolve(s.path);
     }
-    state.completed++;
-    state.lastCheckpoint = cp;
-    state.lastEnd = this.now();
-    const alignmentMs = this.alignmentOf(p.id);
-    this.jobMetrics.counter("numberOfCompletedCheckpoints").inc();
-    this.jobMetrics.histogram("checkpointDurationMs").update(state.lastEnd - p.startedAt);
-    this.jobMetrics.histogram("checkpointAlignmentMs").update(alignmentMs);
-    this.jobMetrics.histogram("checkpointAsyncDurationMs").update(asyncMs);
-    this.record({
-      id: p.id,
-      triggeredAt: p.startedAt,
-      status: "completed",
-      durationMs: state.lastEnd - p.startedAt,
-      alignmentMs,
-      savepoint,
-      asyncMs,
-    });
-    return true;
+    this.lastCheckpoint = phase.cp;
   }
 
-  /** Checkpoint `p` will not complete: every task is told, its savepoint requests fail, the job goes on. */
-  private abortCheckpoint(
-    state: CoordinatorState,
-    p: PendingCheckpoint,
-    savepoint: boolean,
-    waiters: readonly SavepointWaiter[],
-    reason: string,
-  ): void {
-    for (const rt of this.graph.tasks) rt.driver.notifyAborted(p.id);
-    for (const w of waiters) w.reject(new Error(`savepoint ${p.id} was aborted: ${reason}; the job goes on`));
-    state.aborted++;
-    state.lastEnd = this.now();
-    this.jobMetrics.counter("numberOfFailedCheckpoints").inc();
-    this.record({
-      id: p.id,
-      triggeredAt: p.startedAt,
-      status: "aborted",
-      durationMs: state.lastEnd - p.startedAt,
-      alignmentMs: this.alignmentOf(p.id),
-      savepoint,
-      reason,
-    });
-    this.options.checkpoint?.onAborted?.(p.id, reason);
+  /** `c` will not complete: every task is told, its savepoint requests fail, the job goes on. */
+  private abortCheckpoint(c: Pending, reason: string): void {
+    if (this.asyncPhase?.id === c.id) this.asyncPhase = null;
+    releaseSnapshots(c.acks.values());
+    for (const rt of this.graph.tasks) rt.driver.notifyAborted(c.id);
+    for (const w of c.requests)
+      w.reject(new Error(`savepoint ${c.id} was aborted: ${reason}; the job goes on`));
+    this.options.checkpoint?.onAborted?.(c.id, reason);
   }
 
-  /** Ends the copy-on-write of `p`'s deferred snapshots (its state files are written, or never will be). */
-  private releaseSnapshots(p: PendingCheckpoint): void {
-    for (const ack of p.received.values()) if (isDeferredSnapshot(ack.state)) ack.state.release();
-    for (const ack of p.acks.values())
-      if (!(ack instanceof Promise) && isDeferredSnapshot(ack.state)) ack.state.release();
-  }
-
-  /** The longest barrier alignment of checkpoint `id` over the tasks (ms). */
-  private alignmentOf(id: number): number {
-    let ms = 0;
-    for (const rt of this.graph.tasks) {
-      const a = rt.driver.lastAlignment;
-      if (a !== null && a.id === id && a.ms > ms) ms = a.ms;
-    }
-    return ms;
-  }
-
-  private record(r: CheckpointRecord): void {
-    this.checkpointHistory.push(r);
-    if (this.checkpointHistory.length > CHECKPOINT_HISTORY) this.checkpointHistory.shift();
-  }
-
-  /** The checkpoint of `id` from every task's acknowledgement. */
-  private manifest(p: PendingCheckpoint): JobCheckpoint {
-    const { id, received: acks } = p;
+  /** The checkpoint `id` triggered at `triggeredAt`, from every task's acknowledgement. */
+  private manifest(id: number, triggeredAt: number, acks: ReadonlyMap<NodeRuntime, TaskAck>): JobCheckpoint {
     const sources: Record<string, SourceCheckpoint> = {};
     const operators: Record<string, OperatorCheckpoint> = {};
     const sinks: Record<string, SinkCheckpoint> = {};
-    for (const rt of this.graph.tasks) {
-      const ack = acks.get(rt)!;
-      if (rt.kind === "source") {
-        const own = ack.own as unknown as SourceOwnState;
-        sources[this.uid(rt)] = { position: own.position, watermarks: own.watermarks, ended: own.ended };
-      } else if (rt.kind === "sink") {
-        sinks[this.uid(rt)] = { preCommitted: (ack.own as unknown as SinkOwnState).preCommitted };
-      } else {
-        operators[this.uid(rt)] = {
-          state: ack.state,
-          watermark: encodeJson(ack.watermark),
-          forwarded: encodeJson(ack.forwarded),
-        };
-      }
+    for (const s of this.graph.sources()) sources[this.uid(s)] = ackOf(acks, s).own!;
+    for (const rt of this.graph.operators()) {
+      const ack = ackOf(acks, rt);
+      operators[this.uid(rt)] = {
+        state: ack.state,
+        watermark: encodeNumber(ack.watermark),
+        forwarded: encodeNumber(ack.forwarded),
+      };
     }
+    for (const s of this.graph.sinks()) sinks[this.uid(s)] = ackOf(acks, s).own!;
     return {
       version: JOB_CHECKPOINT_VERSION,
       jobId: this.jobId,
       checkpointId: id,
-      timestamp: p.startedAt,
+      timestamp: triggeredAt,
       planFingerprint: planFingerprint(this.dag),
       layout: this.layout,
       dagVersion: this.dag.version,
@@ -775,15 +665,12 @@ export class Job {
    * writes visible (commits must be idempotent: a restore re-commits its checkpoint).
    */
   async commit(cp: JobCheckpoint): Promise<void> {
+    const id = cp.checkpointId;
     for (const rt of this.graph.tasks) {
-      let own: Json = null;
-      if (rt.kind === "sink") {
-        const sinkOwn: SinkOwnState = { preCommitted: cp.sinks[this.uid(rt)]?.preCommitted ?? null };
-        own = sinkOwn as unknown as Json;
-      } else if (rt.kind === "source") {
-        own = (cp.sources[this.uid(rt)] ?? null) as unknown as Json;
-      }
-      await rt.driver.notifyComplete(cp.checkpointId, own);
+      if (rt.kind === "source") await rt.driver.notifyComplete(id, cp.sources[this.uid(rt)] ?? null);
+      else if (rt.kind === "sink")
+        await rt.driver.notifyComplete(id, { preCommitted: cp.sinks[this.uid(rt)]?.preCommitted ?? null });
+      else await rt.driver.notifyComplete(id, null);
     }
   }
 
@@ -808,7 +695,7 @@ export class Job {
         table: s.node.table,
         connector: s.node.connector,
         recordsRead: s.driver.metrics.recordsOut,
-        watermark: s.task.op.watermark,
+        watermark: s.task.watermark,
         counters: Object.fromEntries(s.task.counters),
         ...(s.task.reader.lag ? { lag: s.task.reader.lag() } : {}),
       };
@@ -855,14 +742,13 @@ export class Job {
       this.running = false;
       unsubscribe?.();
       // The job failed while a checkpoint was being stored: it will not complete.
-      const phase = this.asyncPhase;
-      if (phase !== null) {
-        this.asyncPhase = null;
-        this.releaseSnapshots(phase.p);
-        for (const w of phase.waiters)
-          w.reject(new Error(`the job ${outcome} before the savepoint was stored`));
+      const c = this.coordinator.abandon();
+      this.asyncPhase = null;
+      if (c !== null) {
+        releaseSnapshots(c.acks.values());
+        for (const w of c.requests) w.reject(new Error(`the job ${outcome} before the savepoint was stored`));
       }
-      for (const w of this.savepointWaiters.splice(0))
+      for (const w of this.coordinator.takeRequests())
         w.reject(new Error(`the job ${outcome} before the savepoint was taken`));
     }
   }
@@ -870,13 +756,7 @@ export class Job {
   private async loop(): Promise<JobResult> {
     const { maxRuntimeMs, signal, onProgress } = this.options;
     const start = this.now();
-    const cs: CoordinatorState = {
-      lastTrigger: start,
-      lastEnd: start - this.checkpointConfig.minPauseMs,
-      completed: 0,
-      aborted: 0,
-      lastCheckpoint: null,
-    };
+    this.coordinator.start();
     let lastProgress = start;
     let reason: JobResult["reason"] = "end";
     let idleRound = 0;
@@ -912,13 +792,13 @@ export class Job {
       }
       this.tick();
       await this.flushSinks();
-      await this.coordinate(cs);
+      await this.coordinate();
       const now = this.now();
       if (onProgress && now - lastProgress >= PROGRESS_MS) {
         lastProgress = now;
         onProgress(this.metrics());
       }
-      const live = this.graph.sources().filter((s) => !s.task.op.ended).length;
+      const live = this.graph.sources().filter((s) => !s.driver.finished).length;
       if (idleRound >= live && live > 0 && Number.isFinite(idleWait)) {
         if (this.asyncPending) await Promise.race([sleep(idleWait, signal), this.awaitAsync()]);
         else await sleep(idleWait, signal);
@@ -931,17 +811,17 @@ export class Job {
     const phase = this.asyncPhase;
     if (phase !== null) {
       await phase.done;
-      await this.finishAsyncPhase(cs, phase);
+      await this.settle(phase);
     }
     await this.flushSinks(true);
     // A sink that writes only at commit (exactly-once) gets its last epoch committed: a final
     // checkpoint when the input ended, as Flink takes one at the end of a bounded job.
     if (
       reason === "end" &&
-      (this.options.checkpoint?.intervalMs ?? 0) > 0 &&
+      this.checkpointConfig.intervalMs > 0 &&
       this.graph.sinks().some((s) => s.task.writer.transactional)
     )
-      if (!(await this.coordinate(cs, true)))
+      if (!(await this.coordinate(true)))
         throw new Error(
           "the final checkpoint did not complete, so the exactly-once sinks did not commit their last epoch: run again with --restore to commit it",
         );
@@ -953,9 +833,9 @@ export class Job {
     return {
       reason,
       metrics: this.metrics(),
-      checkpoints: cs.completed,
-      abortedCheckpoints: cs.aborted,
-      lastCheckpoint: cs.lastCheckpoint,
+      checkpoints: this.coordinator.completed,
+      abortedCheckpoints: this.coordinator.aborted,
+      lastCheckpoint: this.lastCheckpoint,
     };
   }
 
@@ -1008,7 +888,7 @@ export class Job {
    * plan that took it). A stateless operator the checkpoint does not have starts empty.
    */
   private async restore(cp: JobCheckpoint): Promise<void> {
-    this.nextCheckpointId = cp.checkpointId + 1;
+    this.coordinator.nextCheckpointId = cp.checkpointId + 1;
     this.pollCursor = cp.pollCursor ?? 0;
     const missing = (rt: NodeRuntime): Error =>
       new Error(`cannot restore: checkpoint ${cp.checkpointId} has no state for ${describeNode(rt.node)}`);
@@ -1016,8 +896,7 @@ export class Job {
     for (const s of this.graph.sources()) {
       const sc = cp.sources[this.uid(s)];
       if (sc === undefined) throw missing(s);
-      const own: SourceOwnState = { position: sc.position, watermarks: sc.watermarks, ended: sc.ended };
-      await this.sourceCall(s, () => s.task.restore(own as unknown as Json));
+      await s.driver.restoreOwn(sc);
       const m = cp.metrics.sources[oldNode(s) ?? -1];
       if (m) {
         s.driver.restoreMetrics({ recordsIn: 0, recordsOut: m.recordsRead, lateRecordsDropped: 0 });
@@ -1032,7 +911,7 @@ export class Job {
         if (operatorStateInfo(rt.node.kind).stateless) continue;
         throw missing(rt);
       }
-      rt.driver.restoreSync(oc.state, decodeJson(oc.watermark) as number, decodeJson(oc.forwarded) as number);
+      rt.driver.restoreSync(oc.state, decodeNumber(oc.watermark), decodeNumber(oc.forwarded));
       const m = cp.metrics.operators[oldNode(rt) ?? -1];
       if (m) rt.driver.restoreMetrics(m);
     }
@@ -1050,26 +929,18 @@ export class Job {
     // A source that had ended before the checkpoint ends again now, without taking a poll's
     // turn: downstream operators learn it, and the round robin matches the first run's.
     for (const s of this.graph.sources()) {
-      if (cp.sources[this.uid(s)]?.ended && !s.task.op.ended) this.pushSource(s.node.id, { kind: "end" });
+      if (cp.sources[this.uid(s)]?.ended && !s.driver.finished) this.pushSource(s.node.id, { kind: "end" });
     }
     // Sinks continue after the checkpoint (a file sink cuts what it wrote after it), then the
     // restored checkpoint, which was complete, is re-committed (idempotently).
     for (const s of this.graph.sinks()) {
-      const own: SinkOwnState = { preCommitted: cp.sinks[this.uid(s)]?.preCommitted ?? null };
-      await this.sinkCall(s, () => s.task.restoreSink(cp.checkpointId, own as unknown as Json));
+      const own: SinkCheckpoint = { preCommitted: cp.sinks[this.uid(s)]?.preCommitted ?? null };
+      await this.sinkCall(s, () => s.task.restoreSink(cp.checkpointId, own));
     }
     await this.commit(cp);
   }
 
   private async sinkCall<T>(s: SinkRuntime, f: () => Promise<T>): Promise<T> {
-    try {
-      return await f();
-    } catch (e) {
-      throw nodeFailure(s.node, e);
-    }
-  }
-
-  private async sourceCall<T>(s: SourceRuntime, f: () => Promise<T>): Promise<T> {
     try {
       return await f();
     } catch (e) {
@@ -1089,30 +960,39 @@ function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
 
+/** The job's triggered checkpoints, as the coordinator hands them over. */
+type Pending = PendingCheckpoint<NodeRuntime, TaskAck, SavepointWaiter>;
+
+/** Where the acknowledgements of a checkpoint go (the coordinator, or `Job.checkpoint`'s table). */
+interface AckReceiver {
+  /** False: not taken (the caller releases its snapshot). */
+  ack(rt: NodeRuntime, id: number, ack: TaskAck): boolean;
+  decline(rt: NodeRuntime, id: number, cause: unknown): void;
+}
+
 /** An acknowledged checkpoint being stored while the job goes on (its asynchronous phase). */
 interface AsyncPhase {
-  readonly p: PendingCheckpoint;
+  readonly id: number;
   readonly cp: JobCheckpoint;
-  readonly savepoint: boolean;
-  readonly waiters: readonly SavepointWaiter[];
   /** The savepoint requests stored so far, resolved once the checkpoint completes. */
   readonly stored: { readonly waiter: SavepointWaiter; readonly path: string }[];
-  /** When it started (the job's clock). */
-  readonly startedAt: number;
   /** Null while it runs. */
   outcome: { readonly ok: true } | { readonly ok: false; readonly error: unknown } | null;
   /** Resolves (never rejects) when it settled. */
   done: Promise<void>;
 }
 
-/** The checkpoint coordinator's bookkeeping over one `run`. */
-interface CoordinatorState {
-  lastTrigger: number;
-  /** When the last checkpoint completed or was aborted (min-pause counts from here). */
-  lastEnd: number;
-  completed: number;
-  aborted: number;
-  lastCheckpoint: JobCheckpoint | null;
+/** The acknowledgement of `rt` in `acks`, its own part typed by the task's kind. */
+function ackOf<R extends NodeRuntime>(acks: ReadonlyMap<NodeRuntime, TaskAck>, rt: R): AckOf<R> {
+  const ack = acks.get(rt);
+  if (ack === undefined)
+    throw new Error(`checkpoint without the acknowledgement of ${describeNode(rt.node)}`);
+  return ack as AckOf<R>;
+}
+
+/** Ends the copy-on-write of the acknowledgements' deferred snapshots (written, or never to be). */
+function releaseSnapshots(acks: Iterable<TaskAck>): void {
+  for (const ack of acks) if (isDeferredSnapshot(ack.state)) ack.state.release();
 }
 
 /** Builds, runs and closes a job. Errors carry the failing node (see {@link JobError}). */
@@ -1132,25 +1012,19 @@ export async function runJob(dag: PhysicalDag, options: JobOptions): Promise<Job
 }
 
 /**
- * Whether every task acknowledged `p` within `timeoutMs` (real time: a hung acknowledgement
- * advances no job clock). Resolves early when a task fails to acknowledge.
+ * Waits until every acknowledgement in `waiting` settled, or one failed, or the real clock
+ * (`performance.now()`) reached `deadline`: a hung acknowledgement advances no job clock.
  */
-function acknowledgedWithin(p: PendingCheckpoint, timeoutMs: number): Promise<boolean> {
-  const waiting = [...p.acks.values()].filter((a): a is Promise<TaskAck> => a instanceof Promise);
-  if (waiting.length === 0) return Promise.resolve(true);
+function settledOrDeadline(waiting: readonly Promise<unknown>[], deadline: number): Promise<void> {
+  if (waiting.length === 0) return Promise.resolve();
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), timeoutMs);
-    Promise.all(waiting).then(
-      () => {
-        clearTimeout(timer);
-        // The received map is filled by the same promises' handlers, registered earlier.
-        resolve(true);
-      },
-      () => {
-        clearTimeout(timer);
-        resolve(false);
-      },
-    );
+    const timer = setTimeout(done, Math.max(0, deadline - performance.now()));
+    // The coordinator hears of each acknowledgement first: its handlers were registered earlier.
+    Promise.all(waiting).then(done, done);
+    function done(): void {
+      clearTimeout(timer);
+      resolve();
+    }
   });
 }
 

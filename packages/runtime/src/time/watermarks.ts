@@ -1,6 +1,6 @@
 import type { IdleMessage, WatermarkMessage } from "../changelog.js";
 import { Message } from "../changelog.js";
-import { decodeJson, encodeJson, type Json } from "../state/codec.js";
+import { decodeNumber, type EncodedNumber, encodeNumber } from "../state/codec.js";
 
 /** What a watermark component tells downstream: a new watermark, or that it has gone idle. */
 export type WatermarkEvent = WatermarkMessage | IdleMessage;
@@ -20,6 +20,15 @@ export interface WatermarkTrackerOptions {
    */
   readonly idleAdvanceMs?: number;
   readonly clock?: Clock;
+}
+
+/**
+ * A {@link WatermarkTracker}'s checkpointed state, as JSON: the watermark it emitted last and each
+ * split's (±∞ tagged, see `encodeNumber`).
+ */
+export interface WatermarkTrackerSnapshot {
+  readonly emitted: EncodedNumber;
+  readonly splits: readonly (readonly [string | number, EncodedNumber])[];
 }
 
 export interface SplitState {
@@ -176,25 +185,32 @@ export class WatermarkTracker {
    * Per-split watermarks, for a checkpoint, as JSON (±∞ encoded). Idleness is processing-time
    * state and is not kept: after a restore every split is active until it times out again.
    */
-  snapshot(): Json {
-    return encodeJson({
-      emitted: this.emitted,
-      splits: [...this.splits].map(([id, s]) => [id, s.watermark]),
-    });
+  snapshot(): WatermarkTrackerSnapshot {
+    return {
+      emitted: encodeNumber(this.emitted),
+      splits: [...this.splits].map(([id, s]) => [id, encodeNumber(s.watermark)] as const),
+    };
   }
 
-  restore(snapshot: Json): void {
-    const { emitted, splits } = decodeJson(snapshot) as {
-      emitted: number;
-      splits: [string | number, number][];
-    };
+  restore(snapshot: WatermarkTrackerSnapshot): void {
     this.splits.clear();
     const now = this.clock();
-    for (const [id, wm] of splits) this.splits.set(id, { watermark: wm, lastActivity: now, idle: false });
+    for (const [id, wm] of snapshot.splits)
+      this.splits.set(id, { watermark: checkpointedNumber(wm), lastActivity: now, idle: false });
     this.states = [...this.splits.values()];
-    this.emitted = emitted;
+    this.emitted = checkpointedNumber(snapshot.emitted);
     this.idleReported = false;
   }
+}
+
+/**
+ * A number of a tracker snapshot. Checkpoints written before the snapshot was typed encoded a
+ * source's watermarks twice, which tags an infinite watermark once more: `{"$o": {"$n": "Infinity"}}`.
+ */
+function checkpointedNumber(j: EncodedNumber): number {
+  if (typeof j === "object" && j !== null && "$o" in j)
+    return decodeNumber((j as unknown as { $o: EncodedNumber }).$o);
+  return decodeNumber(j);
 }
 
 /**
