@@ -1,5 +1,7 @@
 export * from "./checkpoint.js";
 export * from "./checkpoint-config.js";
+export * from "./checkpoint-coordinator.js";
+export * from "./checkpoint-driver.js";
 export * from "./checkpoint-store.js";
 export * from "./compat.js";
 export * from "./connector-tasks.js";

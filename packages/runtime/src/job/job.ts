@@ -4,23 +4,19 @@ import type { PhysicalDag, PhysicalNode } from "@weir/planner";
 import type { ConnectorRegistry, PollResult, SinkWriterContext } from "../connector.js";
 import { parseDurationSetting } from "../operators/common.js";
 import { operatorStateInfo } from "../operators/registry.js";
-import { isDeferredSnapshot, STATE_SNAPSHOT_VERSION, type StateBackend } from "../state/api.js";
+import type { StateBackend } from "../state/api.js";
 import { stateBackendFactory } from "../state/backends.js";
-import { decodeNumber, encodeNumber } from "../state/codec.js";
+import { decodeNumber } from "../state/codec.js";
 import { TaskMetricGroup } from "../task.js";
 import type { Clock } from "../time/watermarks.js";
-import type { JobCheckpoint, OperatorCheckpoint, SinkCheckpoint, SourceCheckpoint } from "./checkpoint.js";
-import { checkRestorable, JOB_CHECKPOINT_VERSION, planFingerprint } from "./checkpoint.js";
+import type { JobCheckpoint, SinkCheckpoint } from "./checkpoint.js";
+import { checkRestorable, planFingerprint } from "./checkpoint.js";
 import { type CheckpointConfig, checkpointConfig } from "./checkpoint-config.js";
-import {
-  CheckpointCoordinator,
-  type CheckpointRecord,
-  type PendingCheckpoint,
-} from "./checkpoint-coordinator.js";
+import type { CheckpointRecord } from "./checkpoint-coordinator.js";
+import { CheckpointDriver, type CheckpointHooks, type SavepointRequest } from "./checkpoint-driver.js";
 import { type TaskLayout, taskLayouts, taskUids } from "./compat.js";
-import type { TaskAck } from "./driver.js";
 import { describeNode, nodeFailure } from "./errors.js";
-import type { AckOf, NodeRuntime, OperatorRuntime, SinkRuntime } from "./graph.js";
+import type { NodeRuntime, OperatorRuntime, SinkRuntime } from "./graph.js";
 import { JobGraph } from "./graph.js";
 import type { JobMetrics, OperatorRunMetrics, SinkMetrics, SourceMetrics } from "./metrics.js";
 
@@ -59,57 +55,6 @@ export interface JobOptions {
   readonly trackEventTimeLag?: boolean;
 }
 
-/**
- * Where a job's checkpoints go and what else takes part in them. Without `onCheckpoint` a
- * checkpoint is complete once every task acknowledged it (kept in memory only: `lastCheckpoint`),
- * as Flink's checkpoints are without a checkpoint storage.
- */
-export interface CheckpointHooks {
-  /**
-   * Stores a complete checkpoint durably; sinks commit once it resolves. `savepoint`: it was
-   * taken for {@link Job.requestSavepoint} (each request stores it where it asked, as well).
-   */
-  onCheckpoint?(cp: JobCheckpoint, savepoint: boolean): Promise<void>;
-  /**
-   * Savepoint requests (SIGUSR1 to `weir run`, `weir savepoint`, STOP JOB ... WITH SAVEPOINT):
-   * while the job runs, `subscribe`'s listener is {@link Job.requestSavepoint}; `subscribe`
-   * returns the unsubscribe function.
-   */
-  readonly savepointRequests?: {
-    subscribe(
-      take: (request: SavepointRequest) => Promise<string>,
-      job: { readonly jobId: string },
-    ): () => void;
-  };
-  /** Checkpoint `id` was aborted (the job goes on). */
-  onAborted?(id: number, reason: string): void;
-  /**
-   * Take the periodic checkpoints' and savepoints' state copy-on-write (see
-   * `DeferredStateSnapshot`): the synchronous part at the barrier is O(entries) reference
-   * copies and the state is encoded as it is written. The operator states handed to
-   * `onCheckpoint` and to savepoint stores are then views, valid until the checkpoint ends:
-   * write them (`CheckpointStore.writeAsync`) before the promise resolves, and keep only the
-   * files. Off, they are plain JSON, encoded at the barrier.
-   */
-  readonly copyOnWrite?: boolean;
-}
-
-/**
- * A savepoint asked of a running job: a checkpoint taken at the job's next turn (even without
- * periodic checkpoints), stored by `store` after `onCheckpoint` and before the sinks commit.
- */
-export interface SavepointRequest {
-  /** Writes the savepoint durably and returns where it is (a path); a throw fails this request only. */
-  store(cp: JobCheckpoint): string | Promise<string>;
-  /**
-   * Stop the job once the savepoint is stored and its sinks committed, without processing
-   * anything after it (Flink's stop-with-savepoint): the job ends with reason `savepoint`.
-   */
-  readonly stop?: boolean;
-}
-
-export type { CheckpointRecord } from "./checkpoint-coordinator.js";
-
 export interface JobResult {
   /**
    * `end`: every sink got the end of its input; `savepoint`: stopped right after a savepoint
@@ -130,8 +75,6 @@ const PROGRESS_MS = 1000;
 const FLUSH_EVERY_BATCHES = 64;
 const DEFAULT_FLUSH_INTERVAL_MS = 1000;
 const MAX_IDLE_SLEEP_MS = 100;
-/** Processing between two event-loop turns given to a checkpoint's asynchronous phase (ms). */
-const ASYNC_SHARE_MS = 10;
 
 /**
  * A running job. The hot path is synchronous: {@link pushSource} pushes one poll result through
@@ -156,24 +99,8 @@ export class Job {
   readonly checkpointConfig: CheckpointConfig;
   /** Job-level metrics: completed/aborted checkpoints, checkpoint durations. */
   readonly jobMetrics = new TaskMetricGroup("job");
-  /** When to checkpoint, what each checkpoint still waits for, its history. */
-  private readonly coordinator: CheckpointCoordinator<NodeRuntime, TaskAck, SavepointWaiter>;
-  /** Where acknowledgements go while barriers are injected (null: nowhere, they are released). */
-  private ackReceiver: AckReceiver | null = null;
-  /** The tasks that acknowledged while the barriers of the checkpoint being triggered flowed. */
-  private acked = new Set<NodeRuntime>();
-  /** The asynchronous acknowledgements (sinks' pre-commits) of the checkpoint last triggered. */
-  private asyncAcks: Promise<TaskAck>[] = [];
-  /** A task declined the checkpoint in flight: the job fails with this. */
-  private declined: { readonly error: unknown } | null = null;
-  /** The acknowledged checkpoint being stored while the job goes on (at most one). */
-  private asyncPhase: AsyncPhase | null = null;
-  /** The last checkpoint this run completed. */
-  private lastCheckpoint: JobCheckpoint | null = null;
-  /** When the job loop last gave the asynchronous phase a turn of the event loop (`performance.now()`). */
-  private lastAsyncTurn = 0;
-  /** The checkpoint being triggered has an asynchronous phase: snapshots are copy-on-write. */
-  private deferredSnapshot = false;
+  /** The job's checkpoints: the coordinator, and what its outputs do in this job. */
+  private readonly checkpoints: CheckpointDriver;
   /** The node id from which the next poll looks for a live source (see `step`). */
   private pollCursor = 0;
   /** The `waitMs` of the last idle poll result (the loop sleeps at most that long). */
@@ -182,12 +109,8 @@ export class Job {
   private lastFlush = 0;
   private closed = false;
   private readonly flushIntervals = new Map<SinkRuntime, number>();
-  /** The checkpoint being triggered is a savepoint: state is snapshotted in the canonical form. */
-  private canonicalSnapshot = false;
   /** Whether {@link run} is looping (savepoints can be taken). */
   private running = false;
-  /** A savepoint with `stop` was taken: the loop ends before its next poll. */
-  private stopAfterSavepoint = false;
   /** The operators with asynchronous work (see `asyncOperators`). */
   private asyncList: OperatorRuntime[] | null = null;
 
@@ -215,32 +138,34 @@ export class Job {
       },
       ...(options.collect ? { collect: options.collect } : {}),
       stateBackend: this.stateBackends(),
-      canonicalSnapshots: () => this.canonicalSnapshot,
-      deferredSnapshots: () => this.deferredSnapshot,
+      canonicalSnapshots: () => this.checkpoints.canonicalSnapshot,
+      deferredSnapshots: () => this.checkpoints.deferredSnapshot,
       aligned: this.checkpointConfig.mode === "EXACTLY_ONCE",
     });
-    this.graph.listener = { onAck: (rt, id, ack) => this.onAck(rt, id, ack) };
-    const copyOnWrite = options.checkpoint?.copyOnWrite === true;
-    this.coordinator = new CheckpointCoordinator({
-      config: this.checkpointConfig,
-      tasks: this.graph.tasks,
-      now: this.now,
-      describe: (rt) => describeNode(rt.node),
-      metrics: this.jobMetrics,
-      port: {
-        injectBarriers: (c) => {
-          this.inject(c.id, this.coordinator, { canonical: c.savepoint, deferred: copyOnWrite });
-        },
-        store: (c) => this.startAsyncPhase(c),
-        notifyComplete: (c) => this.completeCheckpoint(c),
-        notifyAborted: (c, reason) => this.abortCheckpoint(c, reason),
-        declined: (c, _rt, error) => {
-          releaseSnapshots(c.acks.values());
-          for (const w of c.requests) w.reject(asError(error));
-          this.declined = { error };
+    const job = this;
+    this.checkpoints = new CheckpointDriver(
+      {
+        graph: this.graph,
+        now: this.now,
+        uid: (rt) => this.uid(rt),
+        jobParts: () => ({
+          jobId: this.jobId,
+          planFingerprint: planFingerprint(dag),
+          layout: this.layout,
+          dagVersion: dag.version,
+          metrics: this.metrics(),
+          pollCursor: this.pollCursor,
+        }),
+        drainAsync: () => this.drainAsync(),
+        get finished() {
+          return job.finished;
         },
       },
-    });
+      this.checkpointConfig,
+      options.checkpoint,
+      this.jobMetrics,
+    );
+    this.graph.listener = { onAck: (rt, id, ack) => this.checkpoints.onAck(rt, id, ack) };
     if (options.trackEventTimeLag) {
       for (const s of this.graph.sinks()) {
         const input = this.graph.nodes.get(s.node.inputs[0] ?? -1)?.node;
@@ -267,12 +192,12 @@ export class Job {
    */
   requestSavepoint(request: SavepointRequest): Promise<string> {
     if (!this.running) return Promise.reject(new Error("the job is not running"));
-    return new Promise((resolve, reject) => this.coordinator.requestSavepoint({ request, resolve, reject }));
+    return this.checkpoints.requestSavepoint(request);
   }
 
   /** The last checkpoints of this run that ended, oldest first (at most 100). */
   get checkpointHistory(): readonly CheckpointRecord[] {
-    return this.coordinator.history;
+    return this.checkpoints.history;
   }
 
   /** Opens the connectors, restores the checkpoint if any, and ends operators without inputs. */
@@ -433,245 +358,18 @@ export class Job {
    * stay the state at the barrier while the job goes on, until `releaseCheckpoint(cp)`.
    */
   async checkpoint(
-    id = this.coordinator.nextCheckpointId,
+    id = this.checkpoints.coordinator.nextCheckpointId,
     options: { readonly copyOnWrite?: boolean } = {},
   ): Promise<JobCheckpoint> {
-    const inFlight = this.coordinator.inFlight;
-    if (inFlight !== null)
-      throw new Error(
-        this.asyncPhase?.id === inFlight.id
-          ? `checkpoint ${inFlight.id} is still being stored`
-          : `checkpoint ${inFlight.id} is still in progress`,
-      );
-    await this.drainAsync();
-    this.coordinator.nextCheckpointId = id + 1;
-    const triggeredAt = this.now();
-    const acks = new Map<NodeRuntime, TaskAck>();
-    const table: AckReceiver = {
-      ack: (rt, ackId, ack) => {
-        if (ackId !== id) return false;
-        acks.set(rt, ack);
-        return true;
-      },
-      decline: () => undefined,
-    };
-    await Promise.all(this.inject(id, table, { canonical: false, deferred: options.copyOnWrite === true }));
-    return this.manifest(id, triggeredAt, acks);
-  }
-
-  /**
-   * Sends barrier `id` from every source — the DAG is quiescent between two pushes, so the
-   * barriers of all sources form one cut — and acknowledges directly the tasks that saw no
-   * barrier (their inputs all ended). Synchronous tasks acknowledge at once; the others (sinks
-   * flushing and pre-committing) when their promise resolves, returned here. Acknowledgements go
-   * to `to`; `canonical` and `deferred` say how states are snapshotted (see `SnapshotOptions`).
-   */
-  private inject(
-    id: number,
-    to: AckReceiver,
-    snapshots: { readonly canonical: boolean; readonly deferred: boolean },
-  ): Promise<TaskAck>[] {
-    this.ackReceiver = to;
-    this.acked = new Set();
-    const pending: Promise<TaskAck>[] = [];
-    this.asyncAcks = pending;
-    this.canonicalSnapshot = snapshots.canonical;
-    this.deferredSnapshot = snapshots.deferred;
-    try {
-      for (const s of this.graph.sources()) s.driver.injectBarrier(id);
-      for (const rt of this.graph.tasks) if (!this.acked.has(rt)) rt.driver.acknowledge(id);
-    } finally {
-      this.ackReceiver = null;
-      this.canonicalSnapshot = false;
-      this.deferredSnapshot = false;
-    }
-    return pending;
-  }
-
-  /**
-   * A task aligned checkpoint `id`: its acknowledgement goes where the injection said, once it
-   * is there (a promise: when it resolves; its failure declines the checkpoint). One nobody takes
-   * — of a checkpoint aborted meanwhile — has its copy-on-write snapshot released.
-   */
-  private onAck(rt: NodeRuntime, id: number, ack: TaskAck | Promise<TaskAck>): void {
-    const to = this.ackReceiver;
-    this.acked.add(rt);
-    if (!(ack instanceof Promise)) {
-      if (to === null || !to.ack(rt, id, ack)) releaseSnapshots([ack]);
-      return;
-    }
-    this.asyncAcks.push(ack);
-    ack.then(
-      (a) => {
-        if (to === null || !to.ack(rt, id, a)) releaseSnapshots([a]);
-      },
-      (error) => to?.decline(rt, id, error),
-    );
-  }
-
-  /**
-   * One turn of the checkpoint coordinator. A checkpoint has Flink's two phases. Synchronous, at
-   * the trigger: every task snapshots at its barrier — the in-memory backend copy-on-write, in
-   * O(entries) reference copies — and the job waits for every acknowledgement — as a Flink
-   * sink's pre-commit holds its task — for at most the timeout. Asynchronous: the checkpoint is
-   * stored by `onCheckpoint` (which encodes and writes the state in slices) while the job goes
-   * on processing; later turns give it event-loop turns and, once it is stored, complete it:
-   * every task is told (sinks commit). The coordinator decides when to trigger and ends each
-   * checkpoint: aborted, the job going on, when it is not acknowledged or not stored within the
-   * timeout or storing failed (every task is told; a sink abandons the pre-commit). A task that
-   * fails to snapshot, or a commit that fails, fails the job. The final checkpoint and a
-   * stop-with-savepoint wait for their asynchronous phase (nothing is processed after a
-   * stop-with-savepoint's barrier). Returns whether a checkpoint completed in this turn's wait.
-   */
-  private async coordinate(final = false): Promise<boolean> {
-    const c = this.coordinator;
-    const phase = this.asyncPhase;
-    if (phase !== null) {
-      if (phase.outcome === null && !final) {
-        const t = performance.now();
-        if (t < c.deadline!) {
-          // The asynchronous phase works in the event loop's turns: give it one after every
-          // ASYNC_SHARE_MS of processing, so that processing and storing share the thread
-          // about evenly (a slice of the store is as long, see CheckpointStore.writeAsync).
-          if (t - this.lastAsyncTurn >= ASYNC_SHARE_MS) {
-            await new Promise<void>((resolve) => setImmediate(resolve));
-            this.lastAsyncTurn = performance.now();
-          }
-          return false;
-        }
-        c.timeout();
-      } else {
-        await phase.done;
-        await this.settle(phase);
-      }
-    }
-    if ((this.finished && !final) || !c.due(final)) return false;
-    await this.drainAsync();
-    const p = c.trigger();
-    await settledOrDeadline(this.asyncAcks, c.deadline ?? 0);
-    const declined = this.declined;
-    if (declined !== null) {
-      this.declined = null;
-      throw declined.error;
-    }
-    if (c.inFlight === p && this.asyncPhase === null) c.timeout();
-    const started = this.asyncPhase;
-    if (started === null || started.id !== p.id) return false;
-    if (!final && !p.requests.some((w) => w.request.stop)) return false;
-    await started.done;
-    return this.settle(started);
-  }
-
-  /** The asynchronous phase of `phase` settled: the coordinator completes or aborts it. */
-  private async settle(phase: AsyncPhase): Promise<boolean> {
-    const outcome = phase.outcome!;
-    if (!outcome.ok) {
-      this.coordinator.storeFailed(phase.id, outcome.error);
-      return false;
-    }
-    await this.coordinator.stored(phase.id);
-    return true;
-  }
-
-  /** Every task acknowledged `c`: it is stored (`onCheckpoint`, then the savepoint requests'). */
-  private startAsyncPhase(c: Pending): void {
-    const cp = this.manifest(c.id, c.triggeredAt, c.acks);
-    const phase: AsyncPhase = { id: c.id, cp, stored: [], outcome: null, done: Promise.resolve() };
-    phase.done = (async () => {
-      await this.options.checkpoint?.onCheckpoint?.(cp, c.savepoint);
-      for (const w of c.requests) {
-        try {
-          phase.stored.push({ waiter: w, path: await w.request.store(cp) });
-        } catch (e) {
-          w.reject(new Error(`savepoint ${cp.checkpointId} could not be stored: ${asError(e).message}`));
-        }
-      }
-    })().then(
-      () => {
-        phase.outcome = { ok: true };
-      },
-      (error: unknown) => {
-        phase.outcome = { ok: false, error };
-      },
-    );
-    this.asyncPhase = phase;
-  }
-
-  /**
-   * `c` is stored: every task is told (sinks commit), then its savepoint requests resolve (a
-   * stop-with-savepoint stops the loop). A commit that fails fails them and the job.
-   */
-  private async completeCheckpoint(c: Pending): Promise<void> {
-    const phase = this.asyncPhase!;
-    this.asyncPhase = null;
-    releaseSnapshots(c.acks.values());
-    try {
-      await this.commit(phase.cp);
-    } catch (e) {
-      for (const s of phase.stored) s.waiter.reject(asError(e));
-      throw e;
-    }
-    for (const s of phase.stored) {
-      if (s.waiter.request.stop) this.stopAfterSavepoint = true;
-      s.waiter.resolve(s.path);
-    }
-    this.lastCheckpoint = phase.cp;
-  }
-
-  /** `c` will not complete: every task is told, its savepoint requests fail, the job goes on. */
-  private abortCheckpoint(c: Pending, reason: string): void {
-    if (this.asyncPhase?.id === c.id) this.asyncPhase = null;
-    releaseSnapshots(c.acks.values());
-    for (const rt of this.graph.tasks) rt.driver.notifyAborted(c.id);
-    for (const w of c.requests)
-      w.reject(new Error(`savepoint ${c.id} was aborted: ${reason}; the job goes on`));
-    this.options.checkpoint?.onAborted?.(c.id, reason);
-  }
-
-  /** The checkpoint `id` triggered at `triggeredAt`, from every task's acknowledgement. */
-  private manifest(id: number, triggeredAt: number, acks: ReadonlyMap<NodeRuntime, TaskAck>): JobCheckpoint {
-    const sources: Record<string, SourceCheckpoint> = {};
-    const operators: Record<string, OperatorCheckpoint> = {};
-    const sinks: Record<string, SinkCheckpoint> = {};
-    for (const s of this.graph.sources()) sources[this.uid(s)] = ackOf(acks, s).own!;
-    for (const rt of this.graph.operators()) {
-      const ack = ackOf(acks, rt);
-      operators[this.uid(rt)] = {
-        state: ack.state,
-        watermark: encodeNumber(ack.watermark),
-        forwarded: encodeNumber(ack.forwarded),
-      };
-    }
-    for (const s of this.graph.sinks()) sinks[this.uid(s)] = ackOf(acks, s).own!;
-    return {
-      version: JOB_CHECKPOINT_VERSION,
-      jobId: this.jobId,
-      checkpointId: id,
-      timestamp: triggeredAt,
-      planFingerprint: planFingerprint(this.dag),
-      layout: this.layout,
-      dagVersion: this.dag.version,
-      stateVersion: STATE_SNAPSHOT_VERSION,
-      sources,
-      operators,
-      sinks,
-      metrics: this.metrics(),
-      pollCursor: this.pollCursor,
-    };
+    return this.checkpoints.checkpoint(id, options);
   }
 
   /**
    * The checkpoint is complete and durable: every task is told, and sinks make its pre-committed
    * writes visible (commits must be idempotent: a restore re-commits its checkpoint).
    */
-  async commit(cp: JobCheckpoint): Promise<void> {
-    const id = cp.checkpointId;
-    for (const rt of this.graph.tasks) {
-      if (rt.kind === "source") await rt.driver.notifyComplete(id, cp.sources[this.uid(rt)] ?? null);
-      else if (rt.kind === "sink")
-        await rt.driver.notifyComplete(id, { preCommitted: cp.sinks[this.uid(rt)]?.preCommitted ?? null });
-      else await rt.driver.notifyComplete(id, null);
-    }
+  commit(cp: JobCheckpoint): Promise<void> {
+    return this.checkpoints.commit(cp);
   }
 
   /**
@@ -741,28 +439,21 @@ export class Job {
     } finally {
       this.running = false;
       unsubscribe?.();
-      // The job failed while a checkpoint was being stored: it will not complete.
-      const c = this.coordinator.abandon();
-      this.asyncPhase = null;
-      if (c !== null) {
-        releaseSnapshots(c.acks.values());
-        for (const w of c.requests) w.reject(new Error(`the job ${outcome} before the savepoint was stored`));
-      }
-      for (const w of this.coordinator.takeRequests())
-        w.reject(new Error(`the job ${outcome} before the savepoint was taken`));
+      // A checkpoint still being stored will not complete; requests not yet served fail.
+      this.checkpoints.abandon(outcome);
     }
   }
 
   private async loop(): Promise<JobResult> {
     const { maxRuntimeMs, signal, onProgress } = this.options;
     const start = this.now();
-    this.coordinator.start();
+    this.checkpoints.start();
     let lastProgress = start;
     let reason: JobResult["reason"] = "end";
     let idleRound = 0;
     let idleWait = Number.POSITIVE_INFINITY;
     while (!this.finished) {
-      if (this.stopAfterSavepoint) {
+      if (this.checkpoints.stopRequested) {
         reason = "savepoint";
         break;
       }
@@ -792,7 +483,7 @@ export class Job {
       }
       this.tick();
       await this.flushSinks();
-      await this.coordinate();
+      await this.checkpoints.turn();
       const now = this.now();
       if (onProgress && now - lastProgress >= PROGRESS_MS) {
         lastProgress = now;
@@ -808,11 +499,7 @@ export class Job {
     }
     await this.drainAsync();
     // The checkpoint being stored completes (or is aborted) before the job ends.
-    const phase = this.asyncPhase;
-    if (phase !== null) {
-      await phase.done;
-      await this.settle(phase);
-    }
+    await this.checkpoints.finish();
     await this.flushSinks(true);
     // A sink that writes only at commit (exactly-once) gets its last epoch committed: a final
     // checkpoint when the input ended, as Flink takes one at the end of a bounded job.
@@ -821,7 +508,7 @@ export class Job {
       this.checkpointConfig.intervalMs > 0 &&
       this.graph.sinks().some((s) => s.task.writer.transactional)
     )
-      if (!(await this.coordinate(true)))
+      if (!(await this.checkpoints.turn(true)))
         throw new Error(
           "the final checkpoint did not complete, so the exactly-once sinks did not commit their last epoch: run again with --restore to commit it",
         );
@@ -833,9 +520,9 @@ export class Job {
     return {
       reason,
       metrics: this.metrics(),
-      checkpoints: this.coordinator.completed,
-      abortedCheckpoints: this.coordinator.aborted,
-      lastCheckpoint: this.lastCheckpoint,
+      checkpoints: this.checkpoints.coordinator.completed,
+      abortedCheckpoints: this.checkpoints.coordinator.aborted,
+      lastCheckpoint: this.checkpoints.lastCheckpoint,
     };
   }
 
@@ -888,7 +575,7 @@ export class Job {
    * plan that took it). A stateless operator the checkpoint does not have starts empty.
    */
   private async restore(cp: JobCheckpoint): Promise<void> {
-    this.coordinator.nextCheckpointId = cp.checkpointId + 1;
+    this.checkpoints.coordinator.nextCheckpointId = cp.checkpointId + 1;
     this.pollCursor = cp.pollCursor ?? 0;
     const missing = (rt: NodeRuntime): Error =>
       new Error(`cannot restore: checkpoint ${cp.checkpointId} has no state for ${describeNode(rt.node)}`);
@@ -949,52 +636,6 @@ export class Job {
   }
 }
 
-/** A {@link SavepointRequest} waiting for its checkpoint. */
-interface SavepointWaiter {
-  readonly request: SavepointRequest;
-  resolve(path: string): void;
-  reject(error: Error): void;
-}
-
-function asError(e: unknown): Error {
-  return e instanceof Error ? e : new Error(String(e));
-}
-
-/** The job's triggered checkpoints, as the coordinator hands them over. */
-type Pending = PendingCheckpoint<NodeRuntime, TaskAck, SavepointWaiter>;
-
-/** Where the acknowledgements of a checkpoint go (the coordinator, or `Job.checkpoint`'s table). */
-interface AckReceiver {
-  /** False: not taken (the caller releases its snapshot). */
-  ack(rt: NodeRuntime, id: number, ack: TaskAck): boolean;
-  decline(rt: NodeRuntime, id: number, cause: unknown): void;
-}
-
-/** An acknowledged checkpoint being stored while the job goes on (its asynchronous phase). */
-interface AsyncPhase {
-  readonly id: number;
-  readonly cp: JobCheckpoint;
-  /** The savepoint requests stored so far, resolved once the checkpoint completes. */
-  readonly stored: { readonly waiter: SavepointWaiter; readonly path: string }[];
-  /** Null while it runs. */
-  outcome: { readonly ok: true } | { readonly ok: false; readonly error: unknown } | null;
-  /** Resolves (never rejects) when it settled. */
-  done: Promise<void>;
-}
-
-/** The acknowledgement of `rt` in `acks`, its own part typed by the task's kind. */
-function ackOf<R extends NodeRuntime>(acks: ReadonlyMap<NodeRuntime, TaskAck>, rt: R): AckOf<R> {
-  const ack = acks.get(rt);
-  if (ack === undefined)
-    throw new Error(`checkpoint without the acknowledgement of ${describeNode(rt.node)}`);
-  return ack as AckOf<R>;
-}
-
-/** Ends the copy-on-write of the acknowledgements' deferred snapshots (written, or never to be). */
-function releaseSnapshots(acks: Iterable<TaskAck>): void {
-  for (const ack of acks) if (isDeferredSnapshot(ack.state)) ack.state.release();
-}
-
 /** Builds, runs and closes a job. Errors carry the failing node (see {@link JobError}). */
 export async function runJob(dag: PhysicalDag, options: JobOptions): Promise<JobResult> {
   const job = new Job(dag, options);
@@ -1009,23 +650,6 @@ export async function runJob(dag: PhysicalDag, options: JobOptions): Promise<Job
   }
   await job.close();
   return result;
-}
-
-/**
- * Waits until every acknowledgement in `waiting` settled, or one failed, or the real clock
- * (`performance.now()`) reached `deadline`: a hung acknowledgement advances no job clock.
- */
-function settledOrDeadline(waiting: readonly Promise<unknown>[], deadline: number): Promise<void> {
-  if (waiting.length === 0) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, Math.max(0, deadline - performance.now()));
-    // The coordinator hears of each acknowledgement first: its handlers were registered earlier.
-    Promise.all(waiting).then(done, done);
-    function done(): void {
-      clearTimeout(timer);
-      resolve();
-    }
-  });
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
