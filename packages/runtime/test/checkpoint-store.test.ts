@@ -2,16 +2,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  CHECKPOINT_METADATA,
-  CheckpointStore,
-  DiskStateBackend,
-  JOB_CHECKPOINT_VERSION,
-  type JobCheckpoint,
-  readCheckpoint,
-  STATE_SNAPSHOT_VERSION,
-} from "../src/index.js";
+import { JOB_CHECKPOINT_VERSION, type JobCheckpoint } from "../src/job/checkpoint.js";
+import { CHECKPOINT_METADATA, CheckpointStore, readCheckpoint } from "../src/job/checkpoint-store.js";
+import { STATE_SNAPSHOT_VERSION } from "../src/state/api.js";
 import { encodeNumber } from "../src/state/codec.js";
+import { DiskStateBackend } from "../src/state/disk.js";
 
 const JOB = "job-a";
 /** No watermark yet (−∞), as a checkpoint holds it. */

@@ -1,9 +1,9 @@
+import { materialize } from "@weir/runtime/testing";
 import { describe, expect, it } from "vitest";
 import type { SinkWriterContext } from "../src/connector.js";
 import { checkpointConfig } from "../src/job/checkpoint-config.js";
 import { Job, runJob } from "../src/job/job.js";
 import type { Json } from "../src/state/codec.js";
-import { materialize } from "../src/testing/harness.js";
 import { CollectWriter, clicks, dag, expected, MemReader } from "./job-fixture.js";
 
 // The checkpoint coordinator: timeout, min-pause and the settings it honours.

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { materialize } from "@weir/runtime/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PollResult } from "../src/connector.js";
 import type { JobCheckpoint } from "../src/job/checkpoint.js";
@@ -10,7 +11,6 @@ import { isDeferredSnapshot, type StateSnapshot } from "../src/state/api.js";
 import { encodeNumber } from "../src/state/codec.js";
 import { MemoryStateBackend } from "../src/state/memory.js";
 import { parseSnapshotLines, snapshotLines, tablesOf } from "../src/state/snapshot-text.js";
-import { materialize } from "../src/testing/harness.js";
 import { CollectWriter, clicks, dag, expected, MemReader, type MemTable } from "./job-fixture.js";
 
 // The in-memory backend's copy-on-write snapshot and the checkpoint's asynchronous phase.

@@ -1,8 +1,8 @@
+import { materialize } from "@weir/runtime/testing";
 import { describe, expect, it } from "vitest";
 import type { JobCheckpoint } from "../src/job/checkpoint.js";
 import { Job } from "../src/job/job.js";
 import type { Json } from "../src/state/codec.js";
-import { materialize } from "../src/testing/harness.js";
 import { CollectWriter, clicks, dag, expected, MemReader } from "./job-fixture.js";
 
 // Job.requestSavepoint: taken at the next turn (without periodic checkpoints), stored before the
