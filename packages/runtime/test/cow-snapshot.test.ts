@@ -11,7 +11,7 @@ import { isDeferredSnapshot, type StateSnapshot } from "../src/state/api.js";
 import { encodeNumber } from "../src/state/codec.js";
 import { MemoryStateBackend } from "../src/state/memory.js";
 import { parseSnapshotLines, snapshotLines, tablesOf } from "../src/state/snapshot-text.js";
-import { CollectWriter, clicks, dag, expected, MemReader, type MemTable } from "./job-fixture.js";
+import { CollectWriter, clicks, dag, expected, MemReader, type MemTable, oneRowJob } from "./job-fixture.js";
 
 // The in-memory backend's copy-on-write snapshot and the checkpoint's asynchronous phase.
 
@@ -406,14 +406,7 @@ describe("a checkpoint's asynchronous phase in a job", () => {
     const bad = new CheckpointStore(join(blocked, "sub"), 1);
     const lines: string[] = [];
     const aborted: [number, string][] = [];
-    let clock = 0;
-    const job = new Job(dag, {
-      connectors: {
-        source: () => new MemReader({ ...clicks(), perPoll: 1 }),
-        sink: () => new CollectWriter(lines),
-      },
-      cwd: ".",
-      now: () => clock++,
+    const job = oneRowJob(new CollectWriter(lines), {
       settings: { "execution.checkpointing.interval": "40 ms" },
       checkpoint: {
         copyOnWrite: true,
@@ -440,14 +433,7 @@ describe("a checkpoint's asynchronous phase in a job", () => {
     const dir = tempDir();
     const store = new CheckpointStore(dir, Number.MAX_SAFE_INTEGER);
     const lines: string[] = [];
-    let clock = 0;
-    const job = new Job(dag, {
-      connectors: {
-        source: () => new MemReader({ ...clicks(), perPoll: 1 }),
-        sink: () => new CollectWriter(lines),
-      },
-      cwd: ".",
-      now: () => clock++,
+    const job = oneRowJob(new CollectWriter(lines), {
       // Periodic checkpoints too: the savepoint waits for the one being stored.
       settings: { "execution.checkpointing.interval": "10 ms" },
       checkpoint: {
