@@ -1,8 +1,7 @@
 // issue 15: `weir run --metrics-port`, the alarm settings, and the checkpoint-failures alarm on a
 // real job (the other alarms: test/integration/metrics-endpoint.test.ts, on Kafka runs).
 import { createServer } from "node:net";
-import { parse } from "@weir/parser";
-import { checkSetting, KNOWN_SETTINGS, type PhysicalDag } from "@weir/planner";
+import { checkSetting, KNOWN_SETTINGS } from "@weir/planner";
 import { describe, expect, it } from "vitest";
 import { Engine } from "../../packages/cli/src/engine/engine.js";
 import { MetricsHub } from "../../packages/cli/src/metrics/hub.js";
@@ -11,6 +10,7 @@ import { JobManager } from "../../packages/cli/src/repl/jobs.js";
 import { runWeir, tempFile } from "../../packages/cli/test/helpers.js";
 import type { Json } from "../../packages/runtime/src/state/codec.js";
 import { CollectWriter, clicks, dag, MemReader } from "../../packages/runtime/test/job-fixture.js";
+import { planSql } from "../support/plan.js";
 
 describe("the metrics and alarm settings", () => {
   it("are known and their values are checked at SET time", () => {
@@ -204,19 +204,8 @@ describe("the shell's jobs on the endpoint", () => {
       CREATE TABLE ticks (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '50');
       CREATE TABLE sink (n BIGINT) WITH ('connector' = 'blackhole');
       INSERT INTO sink SELECT n FROM ticks;`;
-    const parsed = parse(sql);
-    let dag: PhysicalDag | undefined;
-    for (const stmt of parsed.statements) {
-      const bound = engine.bindOne(stmt, sql, "shell");
-      if (bound?.kind === "insert")
-        dag = engine.tryPlan(
-          [{ kind: "table", table: bound.insert.sink, plan: bound.insert.plan, span: bound.insert.span }],
-          sql,
-          "shell",
-        );
-    }
     const jobs = new JobManager((d, hooks) => engine.runDag(d, hooks));
-    const info = jobs.submit(dag!, "insert-into_sink");
+    const info = jobs.submit(planSql(sql, { file: "shell" }), "insert-into_sink");
     try {
       let text = "";
       for (;;) {
@@ -250,19 +239,8 @@ describe("the shell's jobs on the endpoint", () => {
       CREATE TABLE ticks (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '50');
       CREATE TABLE sink (n BIGINT) WITH ('connector' = 'blackhole');
       INSERT INTO sink SELECT n FROM ticks;`;
-    const parsed = parse(sql);
-    let dag: PhysicalDag | undefined;
-    for (const stmt of parsed.statements) {
-      const bound = engine.bindOne(stmt, sql, "shell");
-      if (bound?.kind === "insert")
-        dag = engine.tryPlan(
-          [{ kind: "table", table: bound.insert.sink, plan: bound.insert.plan, span: bound.insert.span }],
-          sql,
-          "shell",
-        );
-    }
     const jobs = new JobManager((d, hooks) => engine.runDag(d, hooks));
-    const info = jobs.submit(dag!, "insert-into_sink");
+    const info = jobs.submit(planSql(sql, { file: "shell" }), "insert-into_sink");
     try {
       type State = { jobs: { id: string; status: string; nodes: { kind: string; recordsOut: number }[] }[] };
       let state: State | null = null;

@@ -8,11 +8,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createConnectorRegistry } from "@weir/connectors";
-import { parse } from "@weir/parser";
-import type { PlanTarget } from "@weir/planner";
 import { CheckpointStore, type JobCheckpoint, runJob } from "@weir/runtime";
 import { afterAll, describe, expect, it } from "vitest";
 import { Engine } from "../../packages/cli/src/engine/engine.js";
+import { planSql } from "../support/plan.js";
 import { brokers, KafkaFixture, runSql } from "./kafka-helpers.js";
 import { PG_URL, PgFixture } from "./pg-helpers.js";
 
@@ -174,20 +173,7 @@ describe("exact BIGINT end to end", () => {
       const base = join(dir, `chk-${backend}`);
       const store = new CheckpointStore(base, 2);
       await db.admin();
-      const e = new Engine({ cwd: dir, out: { out: () => {}, err: () => {} } });
-      const targets: PlanTarget[] = [];
-      for (const stmt of parse(sql).statements) {
-        const bound = e.bindOne(stmt, sql, "test.sql");
-        if (bound?.kind === "insert")
-          targets.push({
-            kind: "table",
-            table: bound.insert.sink,
-            plan: bound.insert.plan,
-            span: bound.insert.span,
-          });
-      }
-      const dag = e.tryPlan(targets, sql, "test.sql");
-      if (dag === undefined) throw new Error("the script did not plan");
+      const dag = planSql(sql);
       const controller = new AbortController();
       let clock = 0;
       const first = await runJob(dag, {

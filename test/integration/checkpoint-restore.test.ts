@@ -6,11 +6,10 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createConnectorRegistry } from "@weir/connectors";
-import { parse } from "@weir/parser";
-import type { PlanTarget } from "@weir/planner";
 import { CheckpointStore, type JobCheckpoint, runJob } from "@weir/runtime";
 import { afterAll, describe, expect, it } from "vitest";
 import { Engine } from "../../packages/cli/src/engine/engine.js";
+import { planSql } from "../support/plan.js";
 import { PG_URL, PgFixture } from "./pg-helpers.js";
 
 const db = new PgFixture();
@@ -81,21 +80,7 @@ function engine(settings: [string, string][] = []): { engine: Engine; out: strin
  */
 async function interruptedRun(sql: string, store: CheckpointStore, keepUpTo: number, abortAt: number) {
   await db.admin();
-  const { engine: e } = engine();
-  const parsed = parse(sql);
-  const targets: PlanTarget[] = [];
-  for (const stmt of parsed.statements) {
-    const bound = e.bindOne(stmt, sql, "test.sql");
-    if (bound?.kind === "insert")
-      targets.push({
-        kind: "table",
-        table: bound.insert.sink,
-        plan: bound.insert.plan,
-        span: bound.insert.span,
-      });
-  }
-  const dag = e.tryPlan(targets, sql, "test.sql");
-  if (dag === undefined) throw new Error("the script did not plan");
+  const dag = planSql(sql);
   const controller = new AbortController();
   let clock = 0;
   const result = await runJob(dag, {

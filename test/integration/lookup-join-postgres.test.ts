@@ -6,12 +6,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createConnectorRegistry, printChange } from "@weir/connectors";
-import { parse } from "@weir/parser";
-import type { PhysicalDag, PlanTarget } from "@weir/planner";
+import type { PhysicalDag } from "@weir/planner";
 import { ChangeBatch, Job, type JobCheckpoint, type Op } from "@weir/runtime";
 import { afterAll, describe, expect, it } from "vitest";
-import { Engine } from "../../packages/cli/src/engine/engine.js";
 import { planScript } from "../smoke/script-job.js";
+import { planSql } from "../support/plan.js";
 import { runSql } from "./kafka-helpers.js";
 import { eventually, PG_URL, PgFixture } from "./pg-helpers.js";
 
@@ -169,7 +168,7 @@ describe("lookup join against Postgres", () => {
       `CREATE TABLE out (order_id INT, customer INT, tier STRING) WITH ('connector' = 'filesystem', 'path' = '${dir}/out', 'format' = 'json');
          INSERT INTO out SELECT o.order_id`,
     );
-    const planned = planInsert(insertSql);
+    const planned = planSql(insertSql, { file: "lookup.sql" });
     expect(planned.nodes.find((n) => n.kind === "lookup-join")?.changelogMode).toEqual({
       kind: "insert-only",
     });
@@ -613,28 +612,6 @@ describe("lookup join against Postgres", () => {
     ).toThrow(/Processing-time temporal join is not supported yet/);
   });
 });
-
-/** Plans a script that ends in INSERT INTO. */
-function planInsert(source: string): PhysicalDag {
-  const errors: string[] = [];
-  const engine = new Engine({ cwd: dir, out: { out: () => undefined, err: (l) => errors.push(l) } });
-  const parsed = parse(source);
-  const targets: PlanTarget[] = [];
-  for (const stmt of parsed.statements) {
-    const bound = engine.bindOne(stmt, source, "lookup.sql");
-    if (!bound) throw new Error(errors.join("\n"));
-    if (bound.kind === "insert")
-      targets.push({
-        kind: "table",
-        table: bound.insert.sink,
-        plan: bound.insert.plan,
-        span: bound.insert.span,
-      });
-  }
-  const dag = engine.tryPlan(targets, source, "lookup.sql");
-  if (!dag) throw new Error(errors.join("\n"));
-  return dag;
-}
 
 /** Plans `source` with job settings (SET statements). */
 function planWith(source: string, settings: Record<string, string>): PhysicalDag {

@@ -1,7 +1,7 @@
 // Issue 13 item 3, end to end: a Kafka topic goes quiet after two rows; with
 // 'scan.watermark.idle-advance' the watermark advances with (fake) processing time and the last
 // window closes without new events; a row arriving after the advance is late. The script is
-// planned by the CLI's Engine and runs as a Job on a real broker with an injected clock: the
+// planned by the planner's script compiler and runs as a Job on a real broker with an injected clock: the
 // test waits for conditions (rows read, windows emitted), never for time.
 import { createConnectorRegistry, printChange } from "@weir/connectors";
 import type { Field } from "@weir/planner";

@@ -1,10 +1,14 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { Engine, type Output } from "@weir/cli";
-import { EventType, NexmarkGenerator, parseNexmarkConfig, writeNexmarkSideInput } from "@weir/connectors";
-import { parse } from "@weir/parser";
-import type { PlanTarget } from "@weir/planner";
-import { type ChangeBatch, Op, type Row } from "@weir/runtime";
+import {
+  createConnectorRegistry,
+  EventType,
+  NexmarkGenerator,
+  parseNexmarkConfig,
+  writeNexmarkSideInput,
+} from "@weir/connectors";
+import { type ChangeBatch, Op, type Row, runJob } from "@weir/runtime";
+import { collectInserts, planSql } from "../support/plan.js";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -124,7 +128,6 @@ export interface QueryRun {
   readonly result: string[];
   /** The same result as rows. */
   readonly rows: Row[];
-  readonly stderr: string;
 }
 
 /**
@@ -133,19 +136,7 @@ export interface QueryRun {
  * changelog: `+I`/`+U` add a row, `-U`/`-D` remove one; removing a row that is not there fails.
  */
 export async function runQuery(sql: string, file: string): Promise<QueryRun> {
-  const err: string[] = [];
-  const out: Output = { out: () => undefined, err: (l) => err.push(l) };
-  const engine = new Engine({ cwd: ROOT, out });
-  const parsed = parse(sql);
-  if (parsed.diagnostics.length > 0) throw new Error(parsed.diagnostics.map((d) => d.message).join("\n"));
-  const targets: PlanTarget[] = [];
-  for (const stmt of parsed.statements) {
-    const bound = engine.bindOne(stmt, sql, file);
-    if (bound === undefined) throw new Error(`${file}: ${err.join("\n")}`);
-    if (bound.kind === "insert") targets.push({ kind: "collect", plan: bound.insert.plan });
-  }
-  const dag = engine.tryPlan(targets, sql, file);
-  if (dag === undefined) throw new Error(`${file}: ${err.join("\n")}`);
+  const dag = planSql(sql, { file, queries: "run", targets: collectInserts });
   const live = new Map<string, { row: Row; count: number }>();
   let changes = 0;
   const collect = (batch: ChangeBatch): void => {
@@ -161,11 +152,11 @@ export async function runQuery(sql: string, file: string): Promise<QueryRun> {
       changes++;
     }
   };
-  const result = await engine.runDag(dag, { collect });
+  const result = await runJob(dag, { connectors: createConnectorRegistry(), cwd: ROOT, collect });
   if (result.reason !== "end") throw new Error(`${file}: the job stopped: ${result.reason}`);
   const rows: Row[] = [];
   for (const { row, count } of live.values()) for (let k = 0; k < count; k++) rows.push(row);
-  return { changes, result: rowsText(rows), rows, stderr: err.join("\n") };
+  return { changes, result: rowsText(rows), rows };
 }
 
 /** `yyyy-MM-dd HH:mm:ss.SSS` of epoch ms, read as UTC (how TIMESTAMP(3) values print). */

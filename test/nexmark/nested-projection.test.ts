@@ -1,12 +1,13 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { Engine, type Output } from "@weir/cli";
-import { parse } from "@weir/parser";
-import type { PhysicalDag, PhysicalNode, PlanTarget } from "@weir/planner";
-import { type ChangeBatch, Op } from "@weir/runtime";
+import type { Output } from "@weir/cli";
+import { createConnectorRegistry } from "@weir/connectors";
+import type { PhysicalDag, PhysicalNode } from "@weir/planner";
+import { type ChangeBatch, Op, runJob } from "@weir/runtime";
 import { beforeAll, describe, expect, it } from "vitest";
 import { writeNexmarkFile } from "../../packages/cli/src/bench/nexmark.js";
+import { collectInserts, planSql } from "../support/plan.js";
 import { ROOT, rowText } from "./harness.js";
 
 /**
@@ -32,56 +33,37 @@ function fileSql(query: string): string {
   return replaced;
 }
 
-function plan(engine: Engine, sql: string, name: string): PhysicalDag {
-  const parsed = parse(sql);
-  if (parsed.diagnostics.length > 0) throw new Error(parsed.diagnostics.map((d) => d.message).join("\n"));
-  const targets: PlanTarget[] = [];
-  for (const stmt of parsed.statements) {
-    const bound = engine.bindOne(stmt, sql, name);
-    if (bound === undefined) throw new Error(`${name}: does not bind`);
-    if (bound.kind === "insert") targets.push({ kind: "collect", plan: bound.insert.plan });
-  }
-  const dag = engine.tryPlan(targets, sql, name);
-  if (dag === undefined) throw new Error(`${name}: does not plan`);
-  return dag;
-}
-
 /** Every change the sinks receive, as `op row` texts in arrival order. */
-async function changelog(engine: Engine, dag: PhysicalDag): Promise<string[]> {
+async function changelog(dag: PhysicalDag): Promise<string[]> {
   const changes: string[] = [];
   const collect = (batch: ChangeBatch): void => {
     for (let i = 0; i < batch.length; i++) changes.push(`${batch.ops[i]} ${rowText(batch.rows[i]!)}`);
   };
-  const result = await engine.runDag(dag, { collect });
+  const result = await runJob(dag, { connectors: createConnectorRegistry(), cwd: ROOT, collect });
   expect(result.reason).toBe("end");
   return changes;
 }
 
 describe("nested projection push-down: the same results as reading every nested field", () => {
   it.each(["q0", "q1", "q2", "q3", "q8", "q11", "q14", "q22"])("%s", async (q) => {
-    const engine = new Engine({ cwd: ROOT, out: quiet });
-    try {
-      const dag = plan(engine, fileSql(q), `${q}.sql`);
-      const sources = dag.nodes.filter((n) => n.kind === "source");
-      expect(
-        sources.some((s) => (s.projectedPaths?.length ?? 0) > 0),
-        "a nested projection is pushed",
-      ).toBe(true);
-      const whole: PhysicalDag = {
-        ...dag,
-        nodes: dag.nodes.map((n): PhysicalNode => {
-          if (n.kind !== "source") return n;
-          const { projectedPaths: _, ...rest } = n;
-          return rest;
-        }),
-      };
-      const pushed = await changelog(engine, dag);
-      const before = await changelog(engine, whole);
-      expect(pushed.length).toBeGreaterThan(0);
-      expect(pushed.filter((c) => c.startsWith(`${Op.INSERT} `)).length).toBeGreaterThan(0);
-      expect(pushed).toEqual(before);
-    } finally {
-      await engine.close();
-    }
+    const dag = planSql(fileSql(q), { file: `${q}.sql`, queries: "run", targets: collectInserts });
+    const sources = dag.nodes.filter((n) => n.kind === "source");
+    expect(
+      sources.some((s) => (s.projectedPaths?.length ?? 0) > 0),
+      "a nested projection is pushed",
+    ).toBe(true);
+    const whole: PhysicalDag = {
+      ...dag,
+      nodes: dag.nodes.map((n): PhysicalNode => {
+        if (n.kind !== "source") return n;
+        const { projectedPaths: _, ...rest } = n;
+        return rest;
+      }),
+    };
+    const pushed = await changelog(dag);
+    const before = await changelog(whole);
+    expect(pushed.length).toBeGreaterThan(0);
+    expect(pushed.filter((c) => c.startsWith(`${Op.INSERT} `)).length).toBeGreaterThan(0);
+    expect(pushed).toEqual(before);
   });
 });

@@ -1,11 +1,10 @@
 // Shared by the smoke and differential suites: plans a SQL script (CREATE TABLEs and one SELECT)
-// with the CLI's Engine and runs it as a `Job` driven poll by poll, with an optional checkpoint
+// with the planner's script compiler and runs it as a `Job` driven poll by poll, with an optional checkpoint
 // (serialised through JSON) and a restore into a fresh job in the middle.
-import { Engine } from "@weir/cli";
 import { createConnectorRegistry, printChange } from "@weir/connectors";
-import { parse } from "@weir/parser";
-import type { Field, PhysicalDag, PlanTarget } from "@weir/planner";
+import type { Field, PhysicalDag } from "@weir/planner";
 import { Job, type JobCheckpoint, type Op, type Row, releaseCheckpoint } from "@weir/runtime";
+import { compileSql } from "../support/plan.js";
 
 export interface Change {
   readonly op: Op;
@@ -13,22 +12,12 @@ export interface Change {
 }
 
 /** Plans a script whose statements are DDL/SET and exactly one bare SELECT (a collect sink). */
-export function planScript(source: string, file: string, cwd: string): PhysicalDag {
-  const errors: string[] = [];
-  const engine = new Engine({ cwd, out: { out: () => undefined, err: (l) => errors.push(l) } });
-  const parsed = parse(source);
-  if (parsed.diagnostics.length > 0) throw new Error(`${file}: ${JSON.stringify(parsed.diagnostics)}`);
-  const targets: PlanTarget[] = [];
-  for (const stmt of parsed.statements) {
-    const bound = engine.bindOne(stmt, source, file);
-    if (!bound) throw new Error(errors.join("\n"));
-    if (bound.kind === "query") targets.push({ kind: "collect", plan: bound.plan });
-    else if (bound.kind === "insert" || bound.kind === "statement-set")
-      throw new Error(`${file}: smoke scripts end in one bare SELECT (collected), not INSERT`);
-  }
-  if (targets.length !== 1) throw new Error(`${file}: expected exactly one SELECT, got ${targets.length}`);
-  const dag = engine.tryPlan(targets, source, file);
-  if (!dag) throw new Error(errors.join("\n"));
+export function planScript(source: string, file: string, _cwd: string): PhysicalDag {
+  const { dag, results } = compileSql(source, { file });
+  if (results.some((r) => r.kind === "job"))
+    throw new Error(`${file}: smoke scripts end in one bare SELECT (collected), not INSERT`);
+  const queries = results.filter((r) => r.kind === "query").length;
+  if (queries !== 1) throw new Error(`${file}: expected exactly one SELECT, got ${queries}`);
   return dag;
 }
 

@@ -14,4 +14,5 @@ export * from "./logical.js";
 export * from "./logical-printer.js";
 export * from "./optimizer/index.js";
 export * from "./physical.js";
+export * from "./script/index.js";
 export * from "./types.js";

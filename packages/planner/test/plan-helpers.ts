@@ -3,10 +3,11 @@ import { bindStatement } from "../src/binder/statement.js";
 import { Catalog } from "../src/catalog/catalog.js";
 import { Session } from "../src/catalog/session.js";
 import { explainDag } from "../src/optimizer/explain.js";
-import { optimize, type PlanTarget } from "../src/optimizer/plan.js";
+import type { PlanTarget } from "../src/optimizer/plan.js";
 import type { PhysicalDag } from "../src/physical.js";
+import { planTargets, statementTargets } from "../src/script/targets.js";
 
-/** Parses and binds a script; returns the plan of its INSERTs and SELECTs as one DAG. */
+/** Parses and binds a script; returns the plan of its INSERTs and SELECTs as one DAG (throws `PlanError`). */
 export function planScript(sql: string): PhysicalDag {
   const { statements, diagnostics } = parse(sql);
   if (diagnostics.length) throw new Error(`parse: ${format(diagnostics)}`);
@@ -17,16 +18,16 @@ export function planScript(sql: string): PhysicalDag {
     const r = bindStatement(s, catalog, session);
     if (!r.value) throw new Error(`bind: ${format(r.diagnostics)}`);
     const v = r.value;
-    if (v.kind === "insert" || v.kind === "create-table-as") {
-      targets.push({ kind: "table", table: v.insert.sink, plan: v.insert.plan });
-    } else if (v.kind === "statement-set") {
-      for (const i of v.inserts) targets.push({ kind: "table", table: i.sink, plan: i.plan });
-    } else if (v.kind === "query") targets.push({ kind: "collect", plan: v.plan });
+    if (
+      v.kind === "insert" ||
+      v.kind === "create-table-as" ||
+      v.kind === "statement-set" ||
+      v.kind === "query"
+    )
+      targets.push(...statementTargets(v));
   }
-  return optimize(targets, session.all(), (name) => {
-    const o = catalog.get(name);
-    return o?.kind === "table" ? o : undefined;
-  });
+  // Planned directly (not through the compiler), so that a plan error is thrown as the PlanError.
+  return planTargets(targets, catalog, session);
 }
 
 export function explainScript(sql: string): string {

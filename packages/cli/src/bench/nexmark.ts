@@ -12,8 +12,17 @@ import {
   parseNexmarkConfig,
   writeNexmarkSideInput,
 } from "@weir/connectors";
-import { parse } from "@weir/parser";
-import type { DataType, Field, PhysicalDag, PhysicalNode, PlanTarget, SourceNode } from "@weir/planner";
+import { parse, renderDiagnostic } from "@weir/parser";
+import {
+  Catalog,
+  compileScript,
+  type DataType,
+  type Field,
+  type PhysicalDag,
+  type PhysicalNode,
+  Session,
+  type SourceNode,
+} from "@weir/planner";
 import { type JobCheckpoint, type JobOptions, Op } from "@weir/runtime";
 import { UsageError } from "../args.js";
 import { checkpointBytes, checkpointJobOptions, planCheckpoints } from "../engine/checkpointing.js";
@@ -197,24 +206,21 @@ export function planNexmarkQuery(
   if (query === "q13") writeNexmarkSideInput(join(root, "sql/nexmark/data/side_input.csv"));
   const file = join(root, "sql/nexmark", `${query === READ_QUERY ? "q0" : query}.sql`);
   const sql = query === READ_QUERY ? readQuerySql(readFileSync(file, "utf8")) : readFileSync(file, "utf8");
-  const engine = new Engine({ cwd: root, out, settings });
   const parsed = parse(sql);
   if (parsed.diagnostics.length > 0) throw new Error(`${file}: ${parsed.diagnostics[0]!.message}`);
-  const targets: PlanTarget[] = [];
-  for (const stmt of parsed.statements) {
-    const bound = engine.bindOne(stmt, sql, file);
-    if (bound === undefined) throw new Error(`${file}: the script does not bind (see above)`);
-    if (bound.kind === "insert") {
-      targets.push({
-        kind: "table",
-        table: bound.insert.sink,
-        plan: bound.insert.plan,
-        span: bound.insert.span,
-      });
-    }
-  }
-  const dag = engine.tryPlan(targets, sql, file);
-  if (dag === undefined) throw new Error(`${file}: the planner rejects the query (see above)`);
+  const session = new Session();
+  for (const [k, v] of settings) session.set(k, v);
+  // The query's INSERT is the job (a SELECT would be run apart, as `weir run` runs it).
+  const compiled = compileScript(parsed.statements, new Catalog(), session, { queries: "run" });
+  for (const d of compiled.diagnostics) out.err(renderDiagnostic(d, sql, file));
+  if (!compiled.ok)
+    throw new Error(
+      compiled.results.at(-1)?.kind === "invalid"
+        ? `${file}: the script does not bind (see above)`
+        : `${file}: the planner rejects the query (see above)`,
+    );
+  const dag = compiled.dag;
+  if (dag === null) throw new Error(`${file}: the script has no INSERT`);
   return dag;
 }
 

@@ -1,18 +1,18 @@
 import { parse, renderDiagnostic } from "@weir/parser";
 import {
+  Catalog,
   type CatalogTable,
-  materializedViewTarget,
+  compileScript,
   type PhysicalDag,
-  PlanError,
-  type PlanTarget,
+  Session,
   type SourceSpan,
 } from "@weir/planner";
 import type { CommandLine } from "../args.js";
 import { UsageError } from "../args.js";
 import { checkJob, type Finding } from "../check/checklist.js";
 import { countFindings, findingsJson, renderFindings } from "../check/report.js";
-import { Engine, EXIT_INVALID, EXIT_OK } from "../engine/engine.js";
 import { scriptRedaction, scrubOutput } from "../engine/errors.js";
+import { EXIT_INVALID, EXIT_OK } from "../engine/exit-codes.js";
 import type { Output } from "../output.js";
 import { readSource } from "./parse.js";
 
@@ -25,11 +25,10 @@ export interface PlannedScript {
 }
 
 /**
- * Binds a script statement by statement (DDL and SET take effect in order, as in `weir run`) and
- * plans its INSERTs, statement sets, CREATE TABLE AS, materialised views and SELECTs into one
- * DAG, the way `weir explain` does, without running anything or contacting a service. Undefined
- * when the script is invalid (its diagnostics are printed on standard error); null when it has
- * nothing to plan.
+ * Compiles a script (DDL and SET take effect in order, as in `weir run`) and plans its INSERTs,
+ * statement sets, CREATE TABLE AS, materialised views and SELECTs into one DAG, the way `weir
+ * explain` does, without running anything or contacting a service. Undefined when the script is
+ * invalid (its diagnostics are printed on standard error); null when it has nothing to plan.
  */
 export function planForCheck(
   source: string,
@@ -37,82 +36,34 @@ export function planForCheck(
   out: Output,
   settings: readonly (readonly [string, string])[] = [],
 ): PlannedScript | null | undefined {
-  const parsed = parse(source);
-  if (parsed.diagnostics.length > 0) {
-    const redaction = scriptRedaction(source, parsed.statements, file);
-    for (const d of parsed.diagnostics)
-      out.err(scrubOutput(renderDiagnostic(d, source, file), redaction.secrets, redaction));
-    if (parsed.diagnostics.some((d) => d.severity === "error")) return undefined;
-  }
-  const engine = new Engine({ cwd: process.cwd(), out, settings });
-  engine.useScript(source, parsed.statements, file);
-  const targets: PlanTarget[] = [];
+  const catalog = new Catalog();
+  const session = new Session();
+  for (const [k, v] of settings) session.set(k, v);
+  const compiled = compileScript(source, catalog, session);
+  // A diagnostic echoes its SQL line, which may hold a password: hidden as weir run hides it.
+  const redaction = scriptRedaction(source, compiled.statements, file);
+  for (const d of compiled.diagnostics)
+    out.err(scrubOutput(renderDiagnostic(d, source, file), redaction.secrets, redaction));
+  if (!compiled.ok) return undefined;
+  if (compiled.dag === null) return null;
+  const dag = compiled.dag;
   const settingSpans = new Map<string, SourceSpan>();
   const viewTables = new Set<string>();
-  for (const stmt of parsed.statements) {
+  for (const r of compiled.results) {
+    const stmt = r.statement;
     if (stmt.kind === "SetStatement" && stmt.key !== undefined) settingSpans.set(stmt.key.value, stmt.span);
     if (stmt.kind === "ResetStatement") {
       if (stmt.key === undefined) settingSpans.clear();
       else settingSpans.delete(stmt.key.value);
     }
-    const bound = engine.bindOne(stmt, source, file);
-    if (bound === undefined) return undefined;
-    switch (bound.kind) {
-      case "insert":
-      case "create-table-as":
-        targets.push({
-          kind: "table",
-          table: bound.insert.sink,
-          plan: bound.insert.plan,
-          span: bound.insert.span,
-        });
-        break;
-      case "statement-set":
-        for (const i of bound.inserts)
-          targets.push({ kind: "table", table: i.sink, plan: i.plan, span: i.span });
-        break;
-      case "query":
-        targets.push({ kind: "collect", plan: bound.plan });
-        break;
-      case "create-materialized-view": {
-        if (bound.view.table !== undefined) break;
-        try {
-          const target = materializedViewTarget(bound.view, bound.plan, engine.session.all(), undefined);
-          engine.catalog.put({ ...bound.view, table: target.table }, false);
-          targets.push(target);
-          viewTables.add(target.table.name);
-        } catch (e) {
-          if (!(e instanceof PlanError)) throw e;
-          const span = e.span ?? bound.view.span;
-          out.err(
-            renderDiagnostic(
-              {
-                code: e.code,
-                message: e.message,
-                span,
-                severity: "error",
-                ...(e.hint ? { hint: e.hint } : {}),
-              },
-              source,
-              file,
-            ),
-          );
-          return undefined;
-        }
-        break;
-      }
-      default:
-        break;
-    }
+    if (r.kind === "job" && r.bound.kind === "create-materialized-view")
+      for (const t of r.targets) viewTables.add(t.table.name);
   }
-  if (targets.length === 0) return null;
-  const dag = engine.tryPlan(targets, source, file);
-  if (dag === undefined) return undefined;
   const tables = new Map<string, CatalogTable>();
-  for (const t of targets) if (t.kind === "table") tables.set(t.table.name, t.table);
+  for (const t of compiled.targets) if (t.kind === "table") tables.set(t.table.name, t.table);
   for (const n of dag.nodes) {
     if ((n.kind === "source" || n.kind === "sink") && !tables.has(n.table)) {
-      const o = engine.catalog.get(n.table);
+      const o = catalog.get(n.table);
       if (o?.kind === "table") tables.set(n.table, o);
       else if (o?.kind === "materialized-view" && o.table !== undefined) tables.set(n.table, o.table);
     }

@@ -1,3 +1,5 @@
+import type { Listing } from "@weir/planner";
+
 /**
  * A static table the way Flink's SQL client prints SHOW / DESCRIBE results:
  *
@@ -22,4 +24,9 @@ export function renderBox(headers: readonly string[], rows: readonly (readonly s
     border,
     `${rows.length} row${rows.length === 1 ? "" : "s"} in set`,
   ];
+}
+
+/** A compiled statement's listing as lines: a table boxed, a text as it is. */
+export function listingLines(listing: Listing): string[] {
+  return listing.kind === "rows" ? renderBox(listing.header, listing.rows) : [listing.text];
 }

@@ -9,24 +9,19 @@ import {
 } from "@weir/connectors";
 import { type Diagnostic, parse, renderDiagnostic, type Statement } from "@weir/parser";
 import {
-  type BoundStatement,
-  bindStatement,
   Catalog,
-  type CatalogTable,
-  dagForDisplay,
-  describeRows,
+  type CompiledStatement,
+  compileScript,
   explainDag,
-  materializedViewTarget,
-  optimize,
   type PhysicalDag,
   PlanError,
+  type Planned,
   type PlanTarget,
-  redactOption,
+  planErrorDiagnostic,
+  ScriptCompiler,
   Session,
-  type SourceSpan,
+  StatementCompiler,
   secretValues,
-  showCreate,
-  type TableTarget,
 } from "@weir/planner";
 import {
   ConnectorError,
@@ -39,7 +34,7 @@ import {
 import { MetricsHub } from "../metrics/hub.js";
 import type { Output } from "../output.js";
 import { BackfillError, type BackfillPlan, backfillConnectors, backfillDag } from "./backfill.js";
-import { renderBox } from "./boxes.js";
+import { listingLines, renderBox } from "./boxes.js";
 import {
   type CheckpointPlan,
   checkpointJobOptions,
@@ -103,18 +98,19 @@ export interface ScriptOptions {
 // The exit codes live in their own module so that main.js can read them without loading the engine.
 export { EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_RUNTIME } from "./exit-codes.js";
 
-/** A statement that failed validation: its diagnostics are already printed. */
-class Invalid extends Error {}
-
 /**
  * A session of Weir: a catalog, settings and the connectors, executing statements the way
  * Flink's SQL client does in script mode: DDL, SET and SHOW take effect in order; every INSERT
  * of the script (and EXECUTE STATEMENT SET, CREATE TABLE AS) joins one job that runs at the end;
- * a bare SELECT runs when it is reached and prints its changelog.
+ * a bare SELECT runs when it is reached and prints its changelog. The planner's script compiler
+ * (`ScriptCompiler`, `StatementCompiler`) binds, applies and plans; the engine presents what it
+ * gives and runs the jobs (materialised views' embedded Postgres, checkpoints, metrics).
  */
 export class Engine {
   readonly catalog = new Catalog();
   readonly session = new Session();
+  /** The shell's statements compile here (each job's views' tables made by `views`). */
+  readonly compiler = new StatementCompiler(this.catalog, this.session, { registerViewTables: false });
   private readonly connectors: ConnectorRegistry;
   /** `--restore` applies to the first job the script runs only. */
   private restoreUsed = false;
@@ -240,35 +236,38 @@ export class Engine {
       this.report(parsed.diagnostics, source, opts.file);
       return parsed.diagnostics.some((d) => d.severity === "error") ? EXIT_INVALID : EXIT_OK;
     }
-    const targets: PlanTarget[] = [];
-    try {
-      for (const stmt of parsed.statements) {
-        if (opts.signal?.aborted) return this.interrupted(opts);
-        const bound = this.bind(stmt, source, opts.file);
-        const code = await this.apply(bound, targets, source, opts);
-        if (code !== EXIT_OK) return code;
-      }
-      if (targets.length === 0) return EXIT_OK;
+    // The views' tables are made here (embedded Postgres), and each SELECT runs when reached.
+    const script = new ScriptCompiler(this.catalog, this.session, {
+      registerViewTables: false,
+      queries: "run",
+    });
+    for (const stmt of parsed.statements) {
       if (opts.signal?.aborted) return this.interrupted(opts);
-      const dag = this.plan(targets, source, opts.file);
-      if (opts.backfill !== undefined) return await this.runBackfill(dag, opts, opts.backfill);
-      if (opts.dryRun) {
-        if (this.checkpointPlan(dag, opts) === undefined) return EXIT_INVALID;
-        const missing = await this.checkSources(dag, opts.file);
-        if (missing.length > 0) {
-          for (const m of missing) this.out.err(m);
-          return EXIT_INVALID;
-        }
-        this.options.out.err(
-          `${opts.file}: OK (${targets.length} INSERT target${targets.length === 1 ? "" : "s"} planned)`,
-        );
-        return EXIT_OK;
-      }
-      return await this.execute(dag, opts);
-    } catch (e) {
-      if (e instanceof Invalid) return EXIT_INVALID;
-      throw e;
+      const compiled = script.statement(stmt);
+      this.report(compiled.diagnostics, source, opts.file);
+      if (compiled.kind === "invalid") return EXIT_INVALID;
+      const code = await this.present(compiled, script, source, opts);
+      if (code !== EXIT_OK) return code;
     }
+    const targets = script.targets;
+    if (targets.length === 0) return EXIT_OK;
+    if (opts.signal?.aborted) return this.interrupted(opts);
+    const dag = this.planned(script.plan(), source, opts.file);
+    if (dag === undefined) return EXIT_INVALID;
+    if (opts.backfill !== undefined) return await this.runBackfill(dag, opts, opts.backfill);
+    if (opts.dryRun) {
+      if (this.checkpointPlan(dag, opts) === undefined) return EXIT_INVALID;
+      const missing = await this.checkSources(dag, opts.file);
+      if (missing.length > 0) {
+        for (const m of missing) this.out.err(m);
+        return EXIT_INVALID;
+      }
+      this.options.out.err(
+        `${opts.file}: OK (${targets.length} INSERT target${targets.length === 1 ? "" : "s"} planned)`,
+      );
+      return EXIT_OK;
+    }
+    return await this.execute(dag, opts);
   }
 
   /** Ctrl-C before a job ran: nothing more runs. */
@@ -277,72 +276,32 @@ export class Engine {
     return EXIT_INTERRUPTED;
   }
 
-  /** `weir explain`: binds the whole script and prints the plan of its INSERTs and SELECTs. */
+  /** `weir explain`: compiles the whole script and prints the plan of its INSERTs and SELECTs. */
   explainScript(source: string, file: string, changelogMode: boolean): number {
-    const parsed = parse(source);
-    if (parsed.diagnostics.length > 0) {
-      this.report(parsed.diagnostics, source, file);
-      return EXIT_INVALID;
-    }
-    const targets: PlanTarget[] = [];
-    try {
-      for (const stmt of parsed.statements) {
-        const bound = this.bind(stmt, source, file);
-        if (bound.kind === "insert" || bound.kind === "create-table-as") {
-          targets.push({
-            kind: "table",
-            table: bound.insert.sink,
-            plan: bound.insert.plan,
-            span: bound.insert.span,
-          });
-        } else if (bound.kind === "statement-set") {
-          for (const i of bound.inserts)
-            targets.push({ kind: "table", table: i.sink, plan: i.plan, span: i.span });
-        } else if (bound.kind === "query") targets.push({ kind: "collect", plan: bound.plan });
-        else if (bound.kind === "create-materialized-view") {
-          const target = this.planning(
-            () => materializedViewTarget(bound.view, bound.plan, this.session.all(), undefined),
-            source,
-            file,
-          );
-          // Later queries of the view read its table, as they would in `weir run`.
-          this.catalog.put({ ...bound.view, table: target.table }, false);
-          targets.push(target);
-        }
-      }
-      if (targets.length === 0) {
-        this.out.err(`${file}: nothing to explain (no INSERT or SELECT)`);
-        return EXIT_OK;
-      }
-      this.out.out(explainDag(this.plan(targets, source, file), { changelogMode }));
+    const compiled = compileScript(source, this.catalog, this.session);
+    this.report(compiled.diagnostics, source, file);
+    if (!compiled.ok) return EXIT_INVALID;
+    if (compiled.dag === null) {
+      this.out.err(`${file}: nothing to explain (no INSERT or SELECT)`);
       return EXIT_OK;
-    } catch (e) {
-      if (e instanceof Invalid) return EXIT_INVALID;
-      throw e;
     }
+    this.out.out(explainDag(compiled.dag, { changelogMode }));
+    return EXIT_OK;
   }
 
   /**
-   * REPL hook: binds one statement and applies its effect on the catalog and session; undefined
-   * when it is invalid (its diagnostics are already printed against `source` and `file`).
+   * REPL hook: compiles one statement (its effect applied to the catalog and session) and prints
+   * its diagnostics against `source` and `file`.
    */
-  bindOne(stmt: Statement, source: string, file: string): BoundStatement | undefined {
-    try {
-      return this.bind(stmt, source, file);
-    } catch (e) {
-      if (e instanceof Invalid) return undefined;
-      throw e;
-    }
+  compile(stmt: Statement, source: string, file: string): CompiledStatement {
+    const compiled = this.compiler.compile(stmt);
+    this.report(compiled.diagnostics, source, file);
+    return compiled;
   }
 
-  /** REPL hook: {@link plan}, or undefined when the planner rejects the targets (printed). */
+  /** REPL hook: plans targets into one DAG, or prints why they do not plan and gives undefined. */
   tryPlan(targets: readonly PlanTarget[], source: string, file: string): PhysicalDag | undefined {
-    try {
-      return this.plan(targets, source, file);
-    } catch (e) {
-      if (e instanceof Invalid) return undefined;
-      throw e;
-    }
+    return this.planned(this.compiler.plan(targets), source, file);
   }
 
   /** REPL hook: runs a planned job with this engine's connectors and working directory. */
@@ -356,197 +315,86 @@ export class Engine {
     return this.metrics.run(dag, { connectors: this.connectors, cwd: this.options.cwd, ...hooks });
   }
 
-  private report(diagnostics: readonly Diagnostic[], source: string, file: string): void {
+  /** Prints diagnostics rendered against `source` and `file` (errors are kept for `--json`). */
+  report(diagnostics: readonly Diagnostic[], source: string, file: string): void {
     for (const d of diagnostics)
       if (d.severity === "error") this.out.err(renderDiagnostic(d, source, file));
       else this.options.out.err(this.scrub(renderDiagnostic(d, source, file)));
   }
 
-  private bind(stmt: Statement, source: string, file: string): BoundStatement {
-    const r = this.tooLarge(() => bindStatement(stmt, this.catalog, this.session), stmt.span, source, file);
-    if (r.diagnostics.length > 0) this.report(r.diagnostics, source, file);
-    if (!r.value) throw new Invalid();
-    return r.value;
-  }
-
-  /** The catalog's table `name` (a side-output table of late rows), if it is one. */
-  private readonly tableOf = (name: string): CatalogTable | undefined => {
-    const o = this.catalog.get(name);
-    return o?.kind === "table" ? o : undefined;
-  };
-
-  /** Plans targets into one DAG, or prints the plan error as a diagnostic and fails. */
-  plan(targets: readonly PlanTarget[], source: string, file: string): PhysicalDag {
-    const span = targets[0]?.span;
-    return this.planning(
-      () =>
-        span === undefined
-          ? optimize(targets, this.session.all(), this.tableOf)
-          : this.tooLarge(() => optimize(targets, this.session.all(), this.tableOf), span, source, file),
-      source,
-      file,
-      span,
-    );
+  /** The planned DAG, or undefined when the targets did not plan (the diagnostics printed). */
+  private planned(planned: Planned, source: string, file: string): PhysicalDag | undefined {
+    if (planned.ok) return planned.dag;
+    this.report(planned.diagnostics, source, file);
+    return undefined;
   }
 
   /**
-   * `step`, with a stack overflow reported as a positioned "too large" error. The binder refuses
-   * statements nested deeper than it can handle before it starts (`MAX_STATEMENT_DEPTH`); this
-   * is the backstop for a shape that check does not foresee, so that no input ends in an
-   * internal error.
+   * What a statement of `weir run` leaves to do once compiled: print a listing, make a
+   * materialised view's table, run a SELECT when it is reached (after the job that fills a view
+   * it reads), refuse STOP JOB. Its targets have joined the script's job.
    */
-  private tooLarge<T>(step: () => T, span: SourceSpan, source: string, file: string): T {
-    try {
-      return step();
-    } catch (e) {
-      if (!(e instanceof RangeError)) throw e;
-      const d: Diagnostic = {
-        code: "statement-too-large",
-        message: `the statement is too large to plan (${e.message})`,
-        span,
-        severity: "error",
-        hint: "split it into views or WITH clauses of smaller parts",
-      };
-      this.report([d], source, file);
-      throw new Invalid();
-    }
-  }
-
-  /** Runs a planner step; a `PlanError` is printed as a diagnostic (at `span` without its own) and fails. */
-  private planning<T>(step: () => T, source: string, file: string, fallback?: SourceSpan): T {
-    try {
-      return step();
-    } catch (e) {
-      if (!(e instanceof PlanError)) throw e;
-      const span = e.span ?? fallback ?? { offset: 0, end: 0, line: 1, column: 1 };
-      const d: Diagnostic = {
-        code: e.code,
-        message: e.message,
-        span,
-        severity: "error",
-        ...(e.hint ? { hint: e.hint } : {}),
-      };
-      this.report([d], source, file);
-      throw new Invalid();
-    }
-  }
-
-  private async apply(
-    bound: BoundStatement,
-    targets: PlanTarget[],
+  private async present(
+    compiled: Exclude<CompiledStatement, { kind: "invalid" }>,
+    script: ScriptCompiler,
     source: string,
     opts: ScriptOptions,
   ): Promise<number> {
-    switch (bound.kind) {
-      case "create-table":
-      case "create-view":
-      case "reset":
-        return EXIT_OK;
-      case "drop": {
+    switch (compiled.kind) {
+      case "effect": {
+        const bound = compiled.bound;
         // A dropped materialised view's job has not run yet (it would at the end): it no longer
         // does, and the table its CREATE made is dropped (the view owned it).
-        const dropped = bound.object;
-        if (dropped?.kind === "materialized-view" && dropped.table !== undefined) {
-          const at = targets.findIndex((t) => t.kind === "table" && t.table === dropped.table);
-          if (at >= 0) targets.splice(at, 1);
-          if (!opts.dryRun) await this.views.drop(dropped);
-        }
+        if (bound.kind === "drop" && bound.object?.kind === "materialized-view" && !opts.dryRun)
+          await this.views.drop(bound.object);
         return EXIT_OK;
       }
-      case "stop-job":
-        this.out.err(
-          `${opts.file}: error: STOP JOB '${bound.jobId}': no job is running: a script's INSERTs run as one job once the whole script has been read (stop it with Ctrl-C or --max-runtime; STOP JOB is for the shell)`,
-        );
-        return EXIT_INVALID;
-      case "set":
-        if (bound.key === undefined) {
-          for (const [k, v] of Object.entries(bound.settings))
-            this.out.out(`'${k}' = '${redactOption(k, v)}'`);
+      case "listing":
+        if (compiled.bound.kind === "set" && compiled.listing.kind === "rows")
+          for (const [k, v] of compiled.listing.rows) this.out.out(`'${k}' = '${v}'`);
+        else for (const l of listingLines(compiled.listing)) this.out.out(l);
+        return EXIT_OK;
+      case "job-control":
+        if (compiled.bound.kind === "stop-job") {
+          this.out.err(
+            `${opts.file}: error: STOP JOB '${compiled.bound.jobId}': no job is running: a script's INSERTs run as one job once the whole script has been read (stop it with Ctrl-C or --max-runtime; STOP JOB is for the shell)`,
+          );
+          return EXIT_INVALID;
         }
+        // SHOW JOBS: a script's job runs once the script has been read, so none runs yet.
+        for (const l of renderBox(["job id"], [])) this.out.out(l);
         return EXIT_OK;
-      case "create-table-as":
-      case "insert":
-        targets.push({
-          kind: "table",
-          table: bound.insert.sink,
-          plan: bound.insert.plan,
-          span: bound.insert.span,
-        });
-        return EXIT_OK;
-      case "statement-set":
-        for (const i of bound.inserts)
-          targets.push({ kind: "table", table: i.sink, plan: i.plan, span: i.span });
-        return EXIT_OK;
-      case "create-materialized-view": {
+      case "job": {
+        const bound = compiled.bound;
+        if (bound.kind !== "create-materialized-view" || compiled.targets.length === 0 || opts.dryRun)
+          return EXIT_OK;
         // The view's job joins the script's INSERTs; its table is readable once that job runs.
-        // IF NOT EXISTS of a view already planned: nothing to do (one job, one table).
-        if (bound.view.table !== undefined) return EXIT_OK;
-        let target: TableTarget;
         try {
-          target = await this.views.prepare(bound, opts.dryRun ?? false, opts.signal);
+          script.placeView(bound.view.name, await this.views.prepare(bound, opts.signal));
         } catch (e) {
           if (e instanceof Interrupted) return this.interrupted(opts);
-          if (e instanceof PlanError)
-            this.planning(
-              () => {
-                throw e;
-              },
-              source,
-              opts.file,
-            );
+          if (e instanceof PlanError) {
+            this.report([planErrorDiagnostic(e, bound.view.span)], source, opts.file);
+            return EXIT_INVALID;
+          }
           // Starting the embedded server or reaching the view's Postgres failed.
           this.out.err(
             `${opts.file}: error: materialized view '${bound.view.name}': ${e instanceof Error ? e.message : String(e)}`,
           );
           return EXIT_RUNTIME;
         }
-        targets.push(target);
-        return EXIT_OK;
-      }
-      case "show":
-        for (const l of renderBox(
-          [showHeader(bound.object)],
-          bound.names.map((n) => [n]),
-        ))
-          this.out.out(l);
-        return EXIT_OK;
-      case "show-create":
-        this.out.out(showCreate(bound.object));
-        return EXIT_OK;
-      case "describe": {
-        const rows = describeRows(bound.object).map((r) => [
-          r.name,
-          r.type,
-          r.nullable ? "TRUE" : "FALSE",
-          r.key ?? "",
-          r.extras ?? "",
-          r.watermark ?? "",
-        ]);
-        for (const l of renderBox(["name", "type", "null", "key", "extras", "watermark"], rows))
-          this.out.out(l);
-        return EXIT_OK;
-      }
-      case "explain": {
-        const t = bound.target;
-        const explainTargets: PlanTarget[] =
-          t.kind === "query"
-            ? [{ kind: "collect", plan: t.plan }]
-            : t.kind === "insert"
-              ? [{ kind: "table", table: t.insert.sink, plan: t.insert.plan, span: t.insert.span }]
-              : t.inserts.map((i) => ({ kind: "table" as const, table: i.sink, plan: i.plan, span: i.span }));
-        const dag = this.plan(explainTargets, source, opts.file);
-        if (bound.details.includes("JSON_EXECUTION_PLAN"))
-          this.out.out(JSON.stringify(dagForDisplay(dag), null, 2));
-        else this.out.out(explainDag(dag, { changelogMode: bound.details.includes("CHANGELOG_MODE") }));
         return EXIT_OK;
       }
       case "query": {
-        if (targets.length > 0 && !opts.dryRun && this.views.reads(bound.plan)) {
+        if (script.targets.length > 0 && !opts.dryRun && this.views.reads(compiled.bound.plan)) {
           // A query of a materialised view reads its table: the job that fills it runs first.
-          const code = await this.execute(this.plan(targets.splice(0), source, opts.file), opts);
+          const job = this.planned(script.plan(script.take()), source, opts.file);
+          if (job === undefined) return EXIT_INVALID;
+          const code = await this.execute(job, opts);
           if (code !== EXIT_OK) return code;
         }
-        const dag = this.plan([{ kind: "collect", plan: bound.plan }], source, opts.file);
+        const dag = this.planned(script.plan([compiled.target]), source, opts.file);
+        if (dag === undefined) return EXIT_INVALID;
         if (opts.dryRun) {
           if (this.checkpointPlan(dag, opts) === undefined) return EXIT_INVALID;
           const problems = await this.checkSources(dag, opts.file);
@@ -558,7 +406,7 @@ export class Engine {
         return await this.execute(dag, opts);
       }
       default: {
-        const _exhaustive: never = bound;
+        const _exhaustive: never = compiled;
         return _exhaustive;
       }
     }
@@ -801,19 +649,4 @@ function fitsJob(dag: PhysicalDag): (cp: JobCheckpoint) => string | null {
       return (e as Error).message;
     }
   };
-}
-
-function showHeader(object: string): string {
-  switch (object) {
-    case "TABLES":
-      return "table name";
-    case "VIEWS":
-      return "view name";
-    case "MATERIALIZED VIEWS":
-      return "materialized view name";
-    case "FUNCTIONS":
-      return "function name";
-    default:
-      return "job id";
-  }
 }

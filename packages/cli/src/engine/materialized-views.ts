@@ -30,22 +30,17 @@ export class MaterializedViews {
   ) {}
 
   /**
-   * The view's table target. Unless `dryRun`: starts the embedded server when the view has no
-   * `'url'`, replaces the table an earlier run or definition left by an empty one (the view owns
-   * its table), and records the table on the catalog entry so that queries read it: a query
-   * right after the view was created reads its (empty, then filling) table. Throws `PlanError` when the
-   * query has no unique key or an option is wrong, `ConnectorError`/server errors otherwise.
+   * Makes the view's table, once the compiler planned its target (which checked its key and
+   * options): starts the embedded server when the view has no `'url'`, replaces the table an
+   * earlier run or definition left by an empty one (the view owns its table), and records the
+   * table on the catalog entry so that queries read it: a query right after the view was created
+   * reads its (empty, then filling) table. Returns the target writing there. Throws
+   * `ConnectorError`/server errors, {@link Interrupted} when `signal` aborts the wait.
    */
-  async prepare(bound: CreateMaterializedView, dryRun: boolean, signal?: AbortSignal): Promise<TableTarget> {
-    const settings = this.session.all();
+  async prepare(bound: CreateMaterializedView, signal?: AbortSignal): Promise<TableTarget> {
     const view = bound.view;
-    // Planning first: a view without a key fails before any server starts.
-    let target = materializedViewTarget(view, bound.plan, settings, undefined);
-    if (dryRun) return target;
-    if (view.options.url === undefined) {
-      const server = await untilAborted(this.server(), signal);
-      target = materializedViewTarget(view, bound.plan, settings, server.url);
-    }
+    const url = view.options.url === undefined ? (await untilAborted(this.server(), signal)).url : undefined;
+    const target = materializedViewTarget(view, bound.plan, this.session.all(), url);
     await replaceViewTable(view.name, target.table.options, {
       fields: target.table.schema,
       key: target.table.primaryKey,

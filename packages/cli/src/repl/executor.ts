@@ -1,17 +1,14 @@
 import { resolve } from "node:path";
 import { parse, renderDiagnostic } from "@weir/parser";
 import {
-  type BoundInsert,
   type BoundStatement,
   COLLECT_CONNECTOR,
-  dagForDisplay,
-  explainDag,
+  type CollectTarget,
+  type CompiledStatement,
   type PhysicalDag,
-  type PlanTarget,
-  showCreate,
   type TableTarget,
 } from "@weir/planner";
-import { renderBox } from "../engine/boxes.js";
+import { listingLines, renderBox } from "../engine/boxes.js";
 import type { Engine } from "../engine/engine.js";
 import { JOB_HEADERS, type JobManager, jobRow } from "./jobs.js";
 import { createResultView, parseResultMode, type QueryEnd } from "./result-view.js";
@@ -87,9 +84,9 @@ export class StatementExecutor {
       if (parsed.diagnostics.some((d) => d.severity === "error")) return "invalid";
     }
     for (const stmt of parsed.statements) {
-      const bound = this.engine.bindOne(stmt, source, file);
-      if (bound === undefined) return "invalid";
-      const outcome = await this.apply(bound, source, file);
+      const compiled = this.engine.compile(stmt, source, file);
+      if (compiled.kind === "invalid") return "invalid";
+      const outcome = await this.apply(compiled, source, file);
       if (outcome !== "ok") return outcome;
     }
     return "ok";
@@ -109,144 +106,120 @@ export class StatementExecutor {
     }
   }
 
-  private async apply(bound: BoundStatement, source: string, file: string): Promise<Outcome> {
+  private async apply(
+    compiled: Exclude<CompiledStatement, { kind: "invalid" }>,
+    source: string,
+    file: string,
+  ): Promise<Outcome> {
     const say = (l: string) => this.screen.line(l);
-    switch (bound.kind) {
-      case "create-table":
-      case "create-view":
-      case "reset":
+    switch (compiled.kind) {
+      case "effect":
+        if (compiled.bound.kind === "drop") return this.drop(compiled.bound);
         say(SUCCEEDED);
         return "ok";
-      case "drop":
-        return this.drop(bound);
-      case "set":
-        if (bound.key !== undefined) say(SUCCEEDED);
-        else for (const l of renderBox(["key", "value"], Object.entries(bound.settings))) say(l);
+      case "listing":
+        for (const l of listingLines(compiled.listing)) say(l);
         return "ok";
-      case "create-materialized-view": {
-        // The view's job runs in the background like an INSERT; its table is served by the
-        // embedded Postgres (or lives in the view's 'url') for as long as the shell runs. The
-        // statement returns once the table exists (prepare creates it), so a SELECT right after
-        // reads it. Ctrl-C meanwhile (the embedded server takes seconds to start) gives up.
-        if (bound.view.table !== undefined) {
-          // CREATE MATERIALIZED VIEW IF NOT EXISTS of a view this shell keeps already.
+      case "job": {
+        const bound = compiled.bound;
+        if (bound.kind !== "create-materialized-view") return this.submit(compiled.targets, source, file);
+        // CREATE MATERIALIZED VIEW IF NOT EXISTS of a view this shell keeps already.
+        if (compiled.targets.length === 0) {
           say(SUCCEEDED);
           return "ok";
         }
-        let target: TableTarget;
-        const prepared = this.engine.views.prepare(bound, false);
-        try {
-          target = await this.cancellable(prepared);
-        } catch (e) {
-          const forget = () => this.engine.catalog.drop(bound.view.name, "materialized-view", false);
-          forget();
-          // Given up on with Ctrl-C: the server may still come up; the view must not.
-          prepared.then(forget, () => undefined);
-          say("[ERROR] Could not execute SQL statement. Reason:");
-          say(e instanceof Error ? e.message : String(e));
-          return "failed";
-        }
-        const dag = this.engine.tryPlan([target], source, file);
-        const checkpoints = dag === undefined ? undefined : this.engine.jobCheckpoints(dag, file);
-        if (dag === undefined || checkpoints === undefined) {
-          this.engine.catalog.drop(bound.view.name, "materialized-view", false);
-          return "invalid";
-        }
-        const job = this.jobs.submit(dag, viewJobName(bound.view.name), checkpoints);
-        say(`[INFO] Materialized view '${bound.view.name}' is being maintained by job ${job.id}.`);
-        return "ok";
-      }
-      case "create-table-as":
-      case "insert":
-        return this.submit([bound.insert], source, file);
-      case "statement-set":
-        return this.submit(bound.inserts, source, file);
-      case "show":
-        if (bound.object === "JOBS") {
-          for (const l of renderBox(
-            JOB_HEADERS,
-            this.jobs.list().map((j) => jobRow(j)),
-          ))
-            say(l);
-        } else {
-          for (const l of renderBox(
-            [showHeader(bound.object)],
-            bound.names.map((n) => [n]),
-          ))
-            say(l);
-        }
-        return "ok";
-      case "show-create":
-        say(showCreate(bound.object));
-        return "ok";
-      case "describe": {
-        const rows = bound.rows.map((r) => [
-          r.name,
-          r.type,
-          r.nullable ? "TRUE" : "FALSE",
-          r.key ?? "",
-          r.extras ?? "",
-          r.watermark ?? "",
-        ]);
-        for (const l of renderBox(["name", "type", "null", "key", "extras", "watermark"], rows)) say(l);
-        return "ok";
-      }
-      case "explain": {
-        const t = bound.target;
-        const targets: PlanTarget[] =
-          t.kind === "query"
-            ? [{ kind: "collect", plan: t.plan }]
-            : (t.kind === "insert" ? [t.insert] : t.inserts).map(tableTarget);
-        const dag = this.engine.tryPlan(targets, source, file);
-        if (dag === undefined) return "invalid";
-        if (bound.details.includes("JSON_EXECUTION_PLAN")) say(JSON.stringify(dagForDisplay(dag), null, 2));
-        else say(explainDag(dag, { changelogMode: bound.details.includes("CHANGELOG_MODE") }));
-        return "ok";
+        return this.createView(bound, source, file);
       }
       case "query":
-        return this.query(bound.plan, source, file);
-      case "stop-job": {
-        const job = this.jobs.get(bound.jobId);
-        if (job === undefined) {
-          say(`[ERROR] Could not execute SQL statement. Reason:`);
-          say(`No job with id '${bound.jobId}'; SHOW JOBS lists the jobs of this session.`);
-          return "failed";
-        }
-        if (bound.savepointDir === null) {
-          await this.jobs.stop(bound.jobId);
-          say(SUCCEEDED);
-          return "ok";
-        }
-        // As Flink's client: the savepoint goes to the directory the session names now.
-        const dir = resolve(this.engine.cwd, bound.savepointDir);
-        let path: string;
-        try {
-          path = await this.jobs.stopWithSavepoint(bound.jobId, dir);
-        } catch (e) {
-          say(`[ERROR] Could not execute SQL statement. Reason:`);
-          say(
-            `no savepoint of job ${bound.jobId} (it keeps running): ${e instanceof Error ? e.message : String(e)}`,
-          );
-          return "failed";
-        }
-        // Flink's client prints the path as a one-row table.
-        for (const l of renderBox(["savepoint path"], [[path]])) say(l);
+        return this.query(compiled.target, source, file);
+      case "job-control":
+        if (compiled.bound.kind === "stop-job") return this.stopJob(compiled.bound);
+        for (const l of renderBox(
+          JOB_HEADERS,
+          this.jobs.list().map((j) => jobRow(j)),
+        ))
+          say(l);
         return "ok";
-      }
       default: {
-        const _exhaustive: never = bound;
+        const _exhaustive: never = compiled;
         return _exhaustive;
       }
     }
   }
 
+  /**
+   * CREATE MATERIALIZED VIEW: the view's job runs in the background like an INSERT; its table is
+   * served by the embedded Postgres (or lives in the view's 'url') for as long as the shell runs.
+   * The statement returns once the table exists (prepare creates it), so a SELECT right after
+   * reads it. Ctrl-C meanwhile (the embedded server takes seconds to start) gives up.
+   */
+  private async createView(
+    bound: Extract<BoundStatement, { kind: "create-materialized-view" }>,
+    source: string,
+    file: string,
+  ): Promise<Outcome> {
+    let target: TableTarget;
+    const prepared = this.engine.views.prepare(bound);
+    try {
+      target = await this.cancellable(prepared);
+    } catch (e) {
+      const forget = () => this.engine.catalog.drop(bound.view.name, "materialized-view", false);
+      forget();
+      // Given up on with Ctrl-C: the server may still come up; the view must not.
+      prepared.then(forget, () => undefined);
+      this.screen.line("[ERROR] Could not execute SQL statement. Reason:");
+      this.screen.line(e instanceof Error ? e.message : String(e));
+      return "failed";
+    }
+    const dag = this.engine.tryPlan([target], source, file);
+    const checkpoints = dag === undefined ? undefined : this.engine.jobCheckpoints(dag, file);
+    if (dag === undefined || checkpoints === undefined) {
+      this.engine.catalog.drop(bound.view.name, "materialized-view", false);
+      return "invalid";
+    }
+    const job = this.jobs.submit(dag, viewJobName(bound.view.name), checkpoints);
+    this.screen.line(`[INFO] Materialized view '${bound.view.name}' is being maintained by job ${job.id}.`);
+    return "ok";
+  }
+
+  /** STOP JOB 'id' [WITH SAVEPOINT]: a background job of this shell. */
+  private async stopJob(bound: Extract<BoundStatement, { kind: "stop-job" }>): Promise<Outcome> {
+    const say = (l: string) => this.screen.line(l);
+    const job = this.jobs.get(bound.jobId);
+    if (job === undefined) {
+      say(`[ERROR] Could not execute SQL statement. Reason:`);
+      say(`No job with id '${bound.jobId}'; SHOW JOBS lists the jobs of this session.`);
+      return "failed";
+    }
+    if (bound.savepointDir === null) {
+      await this.jobs.stop(bound.jobId);
+      say(SUCCEEDED);
+      return "ok";
+    }
+    // As Flink's client: the savepoint goes to the directory the session names now.
+    const dir = resolve(this.engine.cwd, bound.savepointDir);
+    let path: string;
+    try {
+      path = await this.jobs.stopWithSavepoint(bound.jobId, dir);
+    } catch (e) {
+      say(`[ERROR] Could not execute SQL statement. Reason:`);
+      say(
+        `no savepoint of job ${bound.jobId} (it keeps running): ${e instanceof Error ? e.message : String(e)}`,
+      );
+      return "failed";
+    }
+    // Flink's client prints the path as a one-row table.
+    for (const l of renderBox(["savepoint path"], [[path]])) say(l);
+    return "ok";
+  }
+
   /** INSERT INTO (and statement sets, CREATE TABLE AS): one background job in this process. */
-  private submit(inserts: readonly BoundInsert[], source: string, file: string): Outcome {
-    const dag = this.engine.tryPlan(inserts.map(tableTarget), source, file);
+  private submit(targets: readonly TableTarget[], source: string, file: string): Outcome {
+    const dag = this.engine.tryPlan(targets, source, file);
     if (dag === undefined) return "invalid";
     const checkpoints = this.engine.jobCheckpoints(dag, file);
     if (checkpoints === undefined) return "invalid";
-    const name = `insert-into_${inserts.map((i) => i.sink.name).join(",")}`;
+    const name = `insert-into_${targets.map((t) => t.table.name).join(",")}`;
     const job = this.jobs.submit(dag, name, checkpoints);
     this.screen.line(
       "[INFO] SQL update statement is running as a background job of this shell (SHOW JOBS lists it, STOP JOB stops it):",
@@ -298,12 +271,8 @@ export class StatementExecutor {
   }
 
   /** SELECT: runs until its input ends or the user presses Ctrl-C / Q; the result shows live. */
-  private async query(
-    plan: Extract<BoundStatement, { kind: "query" }>["plan"],
-    source: string,
-    file: string,
-  ): Promise<Outcome> {
-    const dag = this.engine.tryPlan([{ kind: "collect", plan }], source, file);
+  private async query(target: CollectTarget, source: string, file: string): Promise<Outcome> {
+    const dag = this.engine.tryPlan([target], source, file);
     if (dag === undefined) return "invalid";
     const session = this.engine.session;
     const setting = session.get("sql-client.execution.result-mode");
@@ -359,10 +328,6 @@ export class StatementExecutor {
   }
 }
 
-function tableTarget(i: BoundInsert): PlanTarget {
-  return { kind: "table", table: i.sink, plan: i.plan, span: i.span };
-}
-
 function collectSchema(dag: PhysicalDag) {
   for (const id of dag.sinks) {
     const n = dag.nodes[id]!;
@@ -385,17 +350,4 @@ function isQuit(key: Key): boolean {
 export function clientCommand(text: string): string | undefined {
   const word = text.trim().replace(/;\s*$/, "").trim().toUpperCase();
   return ["QUIT", "EXIT", "HELP", "CLEAR"].includes(word) ? word : undefined;
-}
-
-function showHeader(object: string): string {
-  switch (object) {
-    case "TABLES":
-      return "table name";
-    case "VIEWS":
-      return "view name";
-    case "MATERIALIZED VIEWS":
-      return "materialized view name";
-    default:
-      return "function name";
-  }
 }

@@ -121,15 +121,19 @@ function name(n: ast.QualifiedName): string {
   return n.parts.map((p) => p.value).join(".");
 }
 
+/** Whether `name` is taken in the namespace a CREATE [TEMPORARY] writes to. */
+function definedIn(catalog: Catalog, name: string, temporary: boolean): boolean {
+  return temporary
+    ? catalog.isTemporary(name)
+    : catalog.get(name) !== undefined && !catalog.isTemporary(name);
+}
+
 function bindAndApply(stmt: ast.Statement, catalog: Catalog, session: Session): BoundStatement {
   const ctx = rootContext(catalog, session);
   switch (stmt.kind) {
     case "CreateTable": {
       const n = name(stmt.name);
-      const exists = stmt.temporary
-        ? catalog.isTemporary(n)
-        : catalog.get(n) !== undefined && !catalog.isTemporary(n);
-      if (exists) {
+      if (definedIn(catalog, n, stmt.temporary)) {
         if (stmt.ifNotExists) {
           return { kind: "create-table", table: catalog.get(n) as CatalogTable, created: false };
         }
@@ -155,10 +159,7 @@ function bindAndApply(stmt: ast.Statement, catalog: Catalog, session: Session): 
     }
     case "CreateView": {
       const n = name(stmt.name);
-      const existing = stmt.temporary
-        ? catalog.isTemporary(n)
-        : catalog.get(n) !== undefined && !catalog.isTemporary(n);
-      if (existing) {
+      if (definedIn(catalog, n, stmt.temporary)) {
         if (stmt.ifNotExists)
           return { kind: "create-view", view: catalog.get(n) as CatalogView, created: false };
         fail(
