@@ -25,6 +25,12 @@ import type { CheckpointConfig } from "./checkpoint-config.js";
  * `'execution.checkpointing.min-pause'` since the last one ended, or at once when a savepoint is
  * requested; `'execution.checkpointing.timeout'` counts from the trigger on the real clock (a hung
  * acknowledgement advances no job clock), interval and min-pause on the job's clock.
+ *
+ * Nothing here assumes one thread: with subtasks elsewhere, `tasks` are the subtasks,
+ * `injectBarriers` posts to the source subtasks, and their acknowledgements and declines come
+ * back as messages fed to `ack` / `decline`. Every failed checkpoint passes through `abort`
+ * (counted in `aborted`, recorded with its reason) or `decline`: the one place where a
+ * tolerance of failed checkpoints would count them and fail the job past it.
  */
 export class CheckpointCoordinator<T, A extends Acknowledgement, R = never> {
   /** The id the next checkpoint gets. */
