@@ -6,6 +6,8 @@ const root = fileURLToPath(new URL(".", import.meta.url));
 export default defineConfig({
   resolve: {
     alias: [
+      // The operator test harness: its own entry point (package.json "exports": "./testing").
+      { find: /^@weir\/runtime\/testing$/, replacement: `${root}packages/runtime/src/testing/index.ts` },
       {
         find: /^@weir\/(parser|planner|runtime|connectors|cli)$/,
         replacement: `${root}packages/$1/src/index.ts`,

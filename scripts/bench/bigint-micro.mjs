@@ -11,7 +11,10 @@ import { pathToFileURL } from "node:url";
 
 const root = resolve(process.argv[2] ?? new URL("../..", import.meta.url).pathname);
 const load = (pkg) => import(pathToFileURL(`${root}/packages/${pkg}/dist/index.js`).href);
-const { compileExpr, compilePredicate, createAggregate, keyCodec } = await load("runtime");
+const runtime = (path) => import(pathToFileURL(`${root}/packages/runtime/dist/${path}`).href);
+const { compileExpr, compilePredicate } = await runtime("expr/compile.js");
+const { createAggregate } = await runtime("aggregates/create.js");
+const { keyCodec } = await load("runtime");
 const { E, T } = await load("planner");
 
 const col = (i) => E.input(i, T.bigint(false));

@@ -21,7 +21,8 @@ import v8 from "node:v8";
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const { planNexmarkQuery } = await import(join(root, "packages/cli/dist/bench/nexmark.js"));
 const { processOutput } = await import(join(root, "packages/cli/dist/output.js"));
-const { OperatorHarness, Op } = await import(join(root, "packages/runtime/dist/index.js"));
+const { Op } = await import(join(root, "packages/runtime/dist/index.js"));
+const { OperatorHarness } = await import(join(root, "packages/runtime/dist/testing/index.js"));
 const { NexmarkGenerator, parseNexmarkConfig, EventType } = await import(
   join(root, "packages/connectors/dist/index.js")
 );

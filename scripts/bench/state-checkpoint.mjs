@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DiskStateBackend } from "../../packages/runtime/dist/index.js";
+import { DiskStateBackend } from "../../packages/runtime/dist/state/disk.js";
 
 const KEYS = Number(process.argv[2] ?? 500_000);
 const VALUE_BYTES = Number(process.argv[3] ?? 2000);

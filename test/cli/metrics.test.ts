@@ -121,8 +121,12 @@ describe("alarms", () => {
       cwd: ".",
       now: () => clock++,
       signal: stop.signal,
-      settings: { "execution.checkpointing.timeout": "20 ms", "weir.alarm.checkpoint-failures": "2" },
-      checkpoint: { intervalMs: 5, onAborted: (id) => aborted.push(id) },
+      settings: {
+        "execution.checkpointing.interval": "5 ms",
+        "execution.checkpointing.timeout": "20 ms",
+        "weir.alarm.checkpoint-failures": "2",
+      },
+      checkpoint: { onAborted: (id) => aborted.push(id) },
     });
     expect(result.reason).toBe("aborted");
     expect(result.abortedCheckpoints).toBeGreaterThanOrEqual(2);
@@ -157,8 +161,11 @@ describe("alarms", () => {
         },
         cwd: ".",
         now: () => clock++,
-        settings: { "execution.checkpointing.timeout": "20 ms", "weir.ui.port": "0" },
-        checkpoint: { intervalMs: 5 },
+        settings: {
+          "execution.checkpointing.interval": "5 ms",
+          "execution.checkpointing.timeout": "20 ms",
+          "weir.ui.port": "0",
+        },
       }),
     ).rejects.toThrow("the sink's disk is full");
     try {

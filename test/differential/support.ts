@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { Op } from "@weir/runtime";
 import type * as Pg from "../../packages/connectors/node_modules/@types/pg/index.js";
 import { planScript, runDag } from "../smoke/script-job.js";
+import { mulberry32 as prng } from "../support/random.js";
 
 export const pg = createRequire(new URL("../../packages/connectors/package.json", import.meta.url))(
   "pg",
@@ -22,18 +23,6 @@ export interface Event {
   readonly ts: number;
   /** Injected far behind the watermark (late for every window). */
   readonly late: boolean;
-}
-
-/** mulberry32: a small seeded PRNG, so a failing seed reproduces. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export const BASE_MS = Date.UTC(2024, 0, 1, 10, 0, 0);

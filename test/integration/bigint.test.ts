@@ -182,8 +182,8 @@ describe("exact BIGINT end to end", () => {
         now: () => clock++,
         pollBatchSize: 20,
         signal: controller.signal,
+        settings: { "execution.checkpointing.interval": "1 ms" },
         checkpoint: {
-          intervalMs: 1,
           onCheckpoint: async (cp: JobCheckpoint) => {
             if (cp.checkpointId <= 5) store.write(cp);
             if (cp.checkpointId === 7) controller.abort();

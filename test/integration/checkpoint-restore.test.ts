@@ -89,8 +89,8 @@ async function interruptedRun(sql: string, store: CheckpointStore, keepUpTo: num
     now: () => clock++,
     pollBatchSize: 50,
     signal: controller.signal,
+    settings: { "execution.checkpointing.interval": "1 ms" },
     checkpoint: {
-      intervalMs: 1,
       onCheckpoint: async (cp: JobCheckpoint) => {
         if (cp.checkpointId <= keepUpTo) store.write(cp);
         if (cp.checkpointId === abortAt) controller.abort();

@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFile
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { mulberry32 as prng } from "../support/random.js";
 import { brokers, KafkaFixture, kafkajs } from "./kafka-helpers.js";
 import { eventually, PG_URL, PgFixture } from "./pg-helpers.js";
 
@@ -34,17 +35,6 @@ afterAll(async () => {
   await db.close();
   await kafka.close();
 });
-
-/** A deterministic PRNG (mulberry32), so every run of the test sees the same topic. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Events over ~10 minutes of event time, 50 per second, round robin on 3 partitions: ±3 s of

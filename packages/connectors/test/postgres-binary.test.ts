@@ -3,9 +3,9 @@ import type { DataType } from "@weir/planner";
 import { T } from "@weir/planner";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mulberry32 } from "../../../test/support/random.js";
 import { BinaryArrayWriter, binaryElementOf } from "../src/postgres/binary-array.js";
 import { compileValueEncoder, NulInText } from "../src/postgres/values.js";
-import { mulberry32 } from "./helpers.js";
 
 /**
  * The binary arrays of the Postgres sink's `unnest` statements (binary-array.ts), against the real

@@ -1,7 +1,7 @@
 import { T } from "@weir/planner";
 import { describe, expect, it } from "vitest";
+import { mulberry32 } from "../../../test/support/random.js";
 import { compileValueEncoder, formatPgTimestamp, formatPgTimestampUtc } from "../src/postgres/values.js";
-import { mulberry32 } from "./helpers.js";
 
 const random = mulberry32;
 

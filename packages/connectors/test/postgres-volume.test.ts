@@ -4,9 +4,10 @@ import { T } from "@weir/planner";
 import { ChangeBatch, Op, type Row, type SinkWriter } from "@weir/runtime";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { mulberry32 } from "../../../test/support/random.js";
 import { createPostgresSink, createPostgresSource } from "../src/postgres/index.js";
 import { StatementBuilder } from "../src/postgres/statements.js";
-import { mulberry32, sinkNode, sourceNode } from "./helpers.js";
+import { sinkNode, sourceNode } from "./helpers.js";
 
 /**
  * The Postgres sink under volume, against the real server: changelogs many times

@@ -1,18 +1,7 @@
 import { type Diagnostic, lex, parse, print, stripSpans } from "@weir/parser";
 import { describe, expect, it } from "vitest";
+import { mulberry32 as prng } from "../../../test/support/random.js";
 import { corpusFiles } from "./helpers.js";
-
-/** mulberry32: a small deterministic PRNG so failures reproduce. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const REPLACEMENTS = [
   "SELECT",

@@ -155,19 +155,22 @@ export type Message =
   | { readonly kind: "barrier"; readonly checkpointId: number }
   | { readonly kind: "end" };
 
+export type DataMessage = Extract<Message, { kind: "data" }>;
 export type WatermarkMessage = Extract<Message, { kind: "watermark" }>;
 export type IdleMessage = Extract<Message, { kind: "idle" }>;
+export type BarrierMessage = Extract<Message, { kind: "barrier" }>;
+export type EndMessage = Extract<Message, { kind: "end" }>;
 
 export const Message = {
-  data: (batch: ChangeBatch): Message => ({ kind: "data", batch }),
+  data: (batch: ChangeBatch): DataMessage => ({ kind: "data", batch }),
   watermark: (timestamp: number): WatermarkMessage => ({ kind: "watermark", timestamp }),
   idle: (): IdleMessage => IDLE,
-  barrier: (checkpointId: number): Message => ({ kind: "barrier", checkpointId }),
-  end: (): Message => END,
+  barrier: (checkpointId: number): BarrierMessage => ({ kind: "barrier", checkpointId }),
+  end: (): EndMessage => END,
 } as const;
 
 const IDLE: IdleMessage = Object.freeze({ kind: "idle" });
-const END: Message = Object.freeze({ kind: "end" });
+const END: EndMessage = Object.freeze({ kind: "end" });
 
 // ---------------------------------------------------------------------------------------------
 // Filtering an update pair

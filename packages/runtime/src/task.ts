@@ -1,8 +1,7 @@
 import type { PhysicalNode } from "@weir/planner";
-import type { ChangeBatch, Row } from "./changelog.js";
+import type { BarrierMessage, ChangeBatch, Message, Row } from "./changelog.js";
 import type { EvalContext } from "./expr/context.js";
 import type { StateBackend, TimerService } from "./state/api.js";
-import type { Json } from "./state/codec.js";
 import type { Clock } from "./time/watermarks.js";
 
 /**
@@ -26,8 +25,11 @@ import type { Clock } from "./time/watermarks.js";
  * (the minimum over the inputs, idle inputs excluded); `onBarrier(id)` runs when every message
  * before barrier `id` on every input was processed and none after it (EXACTLY_ONCE alignment);
  * `endInput` runs once, after the +∞ watermark, when every input ended.
+ *
+ * `Own` is what the task adds to a checkpoint beyond its state (`onBarrier`): a source's position
+ * and watermarks (`SourceCheckpoint`), a sink's pre-committed transaction (`SinkCheckpoint`).
  */
-export interface Task {
+export interface Task<Own = unknown> {
   /** Declare state, compile expressions; connectors open here (asynchronously). */
   open(ctx: TaskContext): void | Promise<void>;
   /** Changes arriving on input `input` (0 for single-input tasks; 0 = left, 1 = right). */
@@ -48,13 +50,17 @@ export interface Task {
    * completes only when every task's promise resolved, and is aborted if one does not within
    * `'execution.checkpointing.timeout'`.
    */
-  onBarrier?(checkpointId: number): Json | Promise<Json>;
-  /** Checkpoint `checkpointId` is complete (every task acknowledged, the manifest is durable). */
-  onCheckpointComplete?(checkpointId: number, own: Json): void | Promise<void>;
+  onBarrier?(checkpointId: number): Own | Promise<Own>;
+  /**
+   * Checkpoint `checkpointId` is complete (every task acknowledged, the manifest is durable);
+   * `own` is what the task's `onBarrier` returned for it, as the checkpoint holds it (null when
+   * the checkpoint has no part of this task).
+   */
+  onCheckpointComplete?(checkpointId: number, own: Own | null): void | Promise<void>;
   /** Checkpoint `checkpointId` will not complete (timeout, or a task failed to acknowledge it). */
   onCheckpointAborted?(checkpointId: number): void;
   /** Loads what `onBarrier` returned, from the checkpoint being restored (after open). */
-  restore?(own: Json): void | Promise<void>;
+  restore?(own: Own): void | Promise<void>;
   /** Every input ended (after the final +∞ watermark); emit anything left. */
   endInput?(): void;
   close?(): void | Promise<void>;
@@ -180,6 +186,21 @@ export interface TaskContext {
   /** Processing time in epoch millis (the job's injectable clock). */
   readonly clock: Clock;
   now(): number;
+}
+
+/** The messages a task without inputs makes itself (a barrier is injected by its driver). */
+export type OwnMessage = Exclude<Message, BarrierMessage>;
+
+/**
+ * The context of a task without inputs (a source): besides emitting data, it makes its own
+ * watermarks, idleness and end of input, which an operator's driver derives from its inputs.
+ */
+export interface SourceContext extends TaskContext {
+  /**
+   * Sends one of the task's own messages downstream, synchronously: data (counted as output), its
+   * watermark or `idle`, and `end` (after which the task is finished and sends nothing more).
+   */
+  send(message: OwnMessage): void;
 }
 
 /** The in-memory {@link MetricGroup}. */

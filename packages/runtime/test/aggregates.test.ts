@@ -1,5 +1,6 @@
 import { type DataType, T } from "@weir/planner";
 import { describe, expect, it } from "vitest";
+import { mulberry32 as prng } from "../../../test/support/random.js";
 import type { AggregateFunction } from "../src/aggregates/api.js";
 import { compareValues, valuesEqual } from "../src/aggregates/compare.js";
 import { createAggregate } from "../src/aggregates/create.js";
@@ -164,16 +165,6 @@ describe("value ordering", () => {
     expect(valuesEqual(1, "1")).toBe(false);
   });
 });
-
-/** A small deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Batch evaluation over the remaining values (arrival order, nulls included). */
 const oracles: Record<string, [AggregateFunction, (vs: unknown[]) => unknown]> = {

@@ -2,17 +2,16 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  CHECKPOINT_METADATA,
-  CheckpointStore,
-  DiskStateBackend,
-  JOB_CHECKPOINT_VERSION,
-  type JobCheckpoint,
-  readCheckpoint,
-  STATE_SNAPSHOT_VERSION,
-} from "../src/index.js";
+import { JOB_CHECKPOINT_VERSION, type JobCheckpoint } from "../src/job/checkpoint.js";
+import { CHECKPOINT_METADATA, CheckpointStore, readCheckpoint } from "../src/job/checkpoint-store.js";
+import { STATE_SNAPSHOT_VERSION } from "../src/state/api.js";
+import { encodeNumber } from "../src/state/codec.js";
+import { DiskStateBackend } from "../src/state/disk.js";
 
 const JOB = "job-a";
+/** No watermark yet (−∞), as a checkpoint holds it. */
+const NONE = encodeNumber(Number.NEGATIVE_INFINITY);
+const NO_WATERMARKS = { emitted: NONE, splits: [] };
 
 function checkpoint(id: number, jobId = JOB, fingerprint = "fp"): JobCheckpoint {
   return {
@@ -24,15 +23,15 @@ function checkpoint(id: number, jobId = JOB, fingerprint = "fp"): JobCheckpoint 
     layout: {},
     dagVersion: 1,
     stateVersion: 1,
-    sources: { "0": { position: { file: id * 10 }, watermarks: null, ended: false } },
+    sources: { "0": { position: { file: id * 10 }, watermarks: NO_WATERMARKS, ended: false } },
     operators: {
       "1": {
         state: {
           version: STATE_SNAPSHOT_VERSION,
           tables: { groups: { kind: "value", entries: [["k", id]] } },
         },
-        watermark: null,
-        forwarded: null,
+        watermark: NONE,
+        forwarded: NONE,
       },
     },
     sinks: {},

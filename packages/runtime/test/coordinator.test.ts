@@ -1,50 +1,52 @@
+import { materialize } from "@weir/runtime/testing";
 import { describe, expect, it } from "vitest";
+import type { SinkWriterContext } from "../src/connector.js";
 import { checkpointConfig } from "../src/job/checkpoint-config.js";
-import { Job, runJob } from "../src/job/job.js";
-import type { Json } from "../src/state/codec.js";
-import { materialize } from "../src/testing/harness.js";
-import { CollectWriter, clicks, dag, expected, MemReader } from "./job-fixture.js";
+import { runJob } from "../src/job/job.js";
+import { CollectWriter, dag, expected, HangingWriter, oneRowJob, oneRowOptions } from "./job-fixture.js";
 
 // The checkpoint coordinator: timeout, min-pause and the settings it honours.
 
-/** A sink whose pre-commit of checkpoint `hangAt` never settles (a stuck transaction). */
-class HangingWriter extends CollectWriter {
-  constructor(
-    lines: string[],
-    private readonly hangAt: number,
-  ) {
-    super(lines);
-  }
-  override preCommit(id?: number): Promise<Json> {
-    if (id === this.hangAt) return new Promise(() => undefined);
-    return super.preCommit();
-  }
-}
-
-function oneRowPerPoll() {
-  return { ...clicks(), perPoll: 1 };
-}
-
 describe("checkpoint coordinator", () => {
+  it("takes checkpoints on 'execution.checkpointing.interval' alone: no other option names the interval", async () => {
+    const lines: string[] = [];
+    const opened: SinkWriterContext[] = [];
+    const writer = new (class extends CollectWriter {
+      override async open(ctx?: SinkWriterContext): Promise<void> {
+        if (ctx) opened.push(ctx);
+      }
+    })(lines);
+    const result = await runJob(
+      { ...dag, settings: { "execution.checkpointing.interval": "10 ms" } },
+      oneRowOptions(writer),
+    );
+    expect(result.reason).toBe("end");
+    expect(result.checkpoints).toBeGreaterThan(1);
+    // Every one completed: the sink committed each, in order, and the last is the result's.
+    expect(writer.commits).toEqual(Array.from({ length: result.checkpoints }, (_, i) => i + 1));
+    expect(result.lastCheckpoint?.checkpointId).toBe(result.checkpoints);
+    // The sink learns the interval the job checkpoints on (exactly-once sinks check it).
+    expect(opened[0]!.checkpointIntervalMs).toBe(10);
+    expect(materialize(lines.join("\n"))).toEqual(expected());
+  });
+
   it("aborts a checkpoint a task never acknowledges; the job goes on and the next one completes", async () => {
     const lines: string[] = [];
     const writer = new HangingWriter(lines, 1);
     const completed: number[] = [];
     const aborted: [number, string][] = [];
-    let clock = 0;
-    const result = await runJob(dag, {
-      connectors: { source: () => new MemReader(oneRowPerPoll()), sink: () => writer },
-      cwd: ".",
-      now: () => clock++,
-      settings: { "execution.checkpointing.timeout": "50 ms" },
-      checkpoint: {
-        intervalMs: 5,
-        onCheckpoint: async (cp) => {
-          completed.push(cp.checkpointId);
+    const result = await runJob(
+      dag,
+      oneRowOptions(writer, {
+        settings: { "execution.checkpointing.interval": "5 ms", "execution.checkpointing.timeout": "50 ms" },
+        checkpoint: {
+          onCheckpoint: async (cp) => {
+            completed.push(cp.checkpointId);
+          },
+          onAborted: (id, reason) => aborted.push([id, reason]),
         },
-        onAborted: (id, reason) => aborted.push([id, reason]),
-      },
-    });
+      }),
+    );
     expect(result.reason).toBe("end");
     expect(aborted).toEqual([[1, "not acknowledged within 50 ms by sink 'out' (node 5)"]]);
     expect(result.abortedCheckpoints).toBe(1);
@@ -61,20 +63,20 @@ describe("checkpoint coordinator", () => {
       let clock = 0;
       const ended = new Map<number, number>();
       const gaps: number[] = [];
-      await runJob(dag, {
-        connectors: { source: () => new MemReader(oneRowPerPoll()), sink: () => new CollectWriter([]) },
-        cwd: ".",
-        now: () => clock++,
-        settings,
-        checkpoint: {
-          intervalMs: 1,
-          onCheckpoint: async (cp) => {
-            const prev = ended.get(cp.checkpointId - 1);
-            if (prev !== undefined) gaps.push(cp.timestamp - prev);
-            ended.set(cp.checkpointId, clock);
+      await runJob(
+        dag,
+        oneRowOptions(new CollectWriter([]), {
+          now: () => clock++,
+          settings: { "execution.checkpointing.interval": "1 ms", ...settings },
+          checkpoint: {
+            onCheckpoint: async (cp) => {
+              const prev = ended.get(cp.checkpointId - 1);
+              if (prev !== undefined) gaps.push(cp.timestamp - prev);
+              ended.set(cp.checkpointId, clock);
+            },
           },
-        },
-      });
+        }),
+      );
       return gaps;
     }
     const paused = await run({ "execution.checkpointing.min-pause": "40 ms" });
@@ -88,12 +90,8 @@ describe("checkpoint coordinator", () => {
 
 describe("metrics groups", () => {
   it("name every task's counters and gauges, and count the coordinator's checkpoints", async () => {
-    let clock = 0;
-    const job = new Job(dag, {
-      connectors: { source: () => new MemReader(oneRowPerPoll()), sink: () => new CollectWriter([]) },
-      cwd: ".",
-      now: () => clock++,
-      checkpoint: { intervalMs: 10 },
+    const job = oneRowJob(new CollectWriter([]), {
+      settings: { "execution.checkpointing.interval": "10 ms" },
     });
     await job.open();
     const result = await job.run();

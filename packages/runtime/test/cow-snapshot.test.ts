@@ -1,16 +1,17 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { materialize } from "@weir/runtime/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PollResult } from "../src/connector.js";
 import type { JobCheckpoint } from "../src/job/checkpoint.js";
 import { CheckpointStore, readCheckpoint } from "../src/job/checkpoint-store.js";
 import { Job } from "../src/job/job.js";
 import { isDeferredSnapshot, type StateSnapshot } from "../src/state/api.js";
+import { encodeNumber } from "../src/state/codec.js";
 import { MemoryStateBackend } from "../src/state/memory.js";
 import { parseSnapshotLines, snapshotLines, tablesOf } from "../src/state/snapshot-text.js";
-import { materialize } from "../src/testing/harness.js";
-import { CollectWriter, clicks, dag, expected, MemReader, type MemTable } from "./job-fixture.js";
+import { CollectWriter, clicks, dag, expected, MemReader, type MemTable, oneRowJob } from "./job-fixture.js";
 
 // The in-memory backend's copy-on-write snapshot and the checkpoint's asynchronous phase.
 
@@ -23,6 +24,9 @@ function tempDir(): string {
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
+
+/** No watermark yet (−∞), as a checkpoint holds it. */
+const NONE = encodeNumber(Number.NEGATIVE_INFINITY);
 
 /** A backend with a value, a map, a list and a TTL table, filled (`big`: ~3 MB, written in several chunks). */
 function filled(clock: () => number = () => 0, big = false) {
@@ -212,7 +216,7 @@ function checkpointOf(id: number, state: StateSnapshot): JobCheckpoint {
     dagVersion: 0,
     stateVersion: 1,
     sources: {},
-    operators: { op: { state, watermark: null, forwarded: null } },
+    operators: { op: { state, watermark: NONE, forwarded: NONE } },
     sinks: {},
     metrics: { durationMs: 0, sources: {}, operators: {}, sinks: {} },
   };
@@ -334,8 +338,8 @@ describe("a checkpoint's asynchronous phase in a job", () => {
       connectors: { source: () => reader, sink: () => new CollectWriter(lines) },
       cwd: ".",
       now: () => clock++,
+      settings: { "execution.checkpointing.interval": "40 ms" },
       checkpoint: {
-        intervalMs: 40,
         copyOnWrite: true,
         onCheckpoint: async (cp) => {
           events.push(`store ${cp.checkpointId} (triggered at ${cp.timestamp})`);
@@ -402,16 +406,9 @@ describe("a checkpoint's asynchronous phase in a job", () => {
     const bad = new CheckpointStore(join(blocked, "sub"), 1);
     const lines: string[] = [];
     const aborted: [number, string][] = [];
-    let clock = 0;
-    const job = new Job(dag, {
-      connectors: {
-        source: () => new MemReader({ ...clicks(), perPoll: 1 }),
-        sink: () => new CollectWriter(lines),
-      },
-      cwd: ".",
-      now: () => clock++,
+    const job = oneRowJob(new CollectWriter(lines), {
+      settings: { "execution.checkpointing.interval": "40 ms" },
       checkpoint: {
-        intervalMs: 40,
         copyOnWrite: true,
         onCheckpoint: async (cp) => {
           await (cp.checkpointId === 1 ? bad : store).writeAsync(cp);
@@ -436,17 +433,10 @@ describe("a checkpoint's asynchronous phase in a job", () => {
     const dir = tempDir();
     const store = new CheckpointStore(dir, Number.MAX_SAFE_INTEGER);
     const lines: string[] = [];
-    let clock = 0;
-    const job = new Job(dag, {
-      connectors: {
-        source: () => new MemReader({ ...clicks(), perPoll: 1 }),
-        sink: () => new CollectWriter(lines),
-      },
-      cwd: ".",
-      now: () => clock++,
+    const job = oneRowJob(new CollectWriter(lines), {
+      // Periodic checkpoints too: the savepoint waits for the one being stored.
+      settings: { "execution.checkpointing.interval": "10 ms" },
       checkpoint: {
-        // Periodic checkpoints too: the savepoint waits for the one being stored.
-        intervalMs: 10,
         copyOnWrite: true,
         onCheckpoint: async (cp) => {
           await store.writeAsync(cp, { sliceMs: 0 });

@@ -1,3 +1,4 @@
+import { describe, expect, it } from "vitest";
 import {
   decimalAdd,
   decimalDivide,
@@ -9,8 +10,7 @@ import {
   formatDecimal,
   parseDecimal,
   rescaleDecimal,
-} from "@weir/runtime";
-import { describe, expect, it } from "vitest";
+} from "../src/expr/index.js";
 
 describe("formatDecimal / parseDecimal", () => {
   it.each([

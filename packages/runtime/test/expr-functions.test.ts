@@ -1,6 +1,6 @@
 import { E, T } from "@weir/planner";
-import { compileExpr, defaultEvalContext, getZone, localToInstant } from "@weir/runtime";
 import { describe, expect, it } from "vitest";
+import { compileExpr, defaultEvalContext, getZone, localToInstant } from "../src/expr/index.js";
 import { call, col, ev, lit } from "./expr-helpers.js";
 
 const s = lit.str;

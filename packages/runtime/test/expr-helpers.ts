@@ -1,7 +1,7 @@
 import type { DataType, Expr } from "@weir/planner";
 import { E, formatType, inferCall, T } from "@weir/planner";
-import type { EvalContext } from "@weir/runtime";
-import { compileExpr, defaultEvalContext } from "@weir/runtime";
+import type { EvalContext } from "../src/expr/index.js";
+import { compileExpr, defaultEvalContext } from "../src/expr/index.js";
 
 /** A tiny binder for tests: infers the call's type and inserts the casts the planner would. */
 export function call(fn: string, ...args: Expr[]): Expr {

@@ -1,12 +1,12 @@
 import { E, T } from "@weir/planner";
+import { describe, expect, it } from "vitest";
 import {
   compileExpr,
   compilePredicate,
   compileProjection,
   compileStats,
   ExpressionError,
-} from "@weir/runtime";
-import { describe, expect, it } from "vitest";
+} from "../src/expr/index.js";
 import { call, col, ev, lit } from "./expr-helpers.js";
 
 const B = (v: boolean | null) => lit.bool(v);

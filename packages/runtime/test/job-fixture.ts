@@ -4,6 +4,7 @@ import type { Row } from "../src/changelog.js";
 import { ChangeBatch, formatChange, type Op } from "../src/changelog.js";
 import type { ConnectorRegistry, PollResult, SinkWriter, SourceReader } from "../src/connector.js";
 import { ConnectorError } from "../src/connector.js";
+import { Job, type JobOptions } from "../src/job/job.js";
 import type { Json } from "../src/state/codec.js";
 
 // An in-memory connector registry: the source reads `splits` (rows per split, round robin, at
@@ -203,4 +204,37 @@ export function expected(): string[] {
     }
   }
   return [...groups].map(([k, [c, s]]) => `${k} ${c} ${s}`).sort();
+}
+
+/** A sink whose pre-commit of checkpoint `hangAt` never settles (a stuck transaction). */
+export class HangingWriter extends CollectWriter {
+  constructor(
+    lines: string[],
+    private readonly hangAt: number,
+  ) {
+    super(lines);
+  }
+  override preCommit(id?: number): Promise<Json> {
+    if (id === this.hangAt) return new Promise(() => undefined);
+    return super.preCommit();
+  }
+}
+
+/**
+ * Options of the fixture's job that reads one row per poll into `writer`, on a clock that moves
+ * 1 ms each time it is read (so that checkpoint intervals pass while it runs); `extra`: more.
+ */
+export function oneRowOptions(writer: SinkWriter, extra: Partial<JobOptions> = {}): JobOptions {
+  let clock = 0;
+  return {
+    connectors: { source: () => new MemReader({ ...clicks(), perPoll: 1 }), sink: () => writer },
+    cwd: ".",
+    now: () => clock++,
+    ...extra,
+  };
+}
+
+/** The fixture's job with {@link oneRowOptions}. */
+export function oneRowJob(writer: SinkWriter, extra: Partial<JobOptions> = {}): Job {
+  return new Job(dag, oneRowOptions(writer, extra));
 }

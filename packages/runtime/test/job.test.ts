@@ -2,12 +2,12 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PhysicalDag, PhysicalNode, SinkNode } from "@weir/planner";
+import { materialize } from "@weir/runtime/testing";
 import { describe, expect, it } from "vitest";
 import type { ConnectorRegistry } from "../src/connector.js";
 import type { JobCheckpoint } from "../src/job/checkpoint.js";
 import { CheckpointStore, readCheckpoint } from "../src/job/checkpoint-store.js";
 import { Job, runJob } from "../src/job/job.js";
-import { materialize } from "../src/testing/harness.js";
 import { clicks, dag, expected, MemReader, nodes, registry } from "./job-fixture.js";
 
 describe("job", () => {
@@ -163,8 +163,8 @@ describe("job", () => {
       connectors: conn,
       cwd: ".",
       now: () => t++,
+      settings: { "execution.checkpointing.interval": "10 ms" },
       checkpoint: {
-        intervalMs: 10,
         onCheckpoint: async (cp) => {
           expect(conn.writer!.commits).not.toContain(cp.checkpointId);
           seen.push(cp.checkpointId);

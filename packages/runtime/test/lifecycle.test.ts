@@ -1,5 +1,6 @@
 import type { PhysicalNode } from "@weir/planner";
 import { PHYSICAL_DAG_VERSION, T } from "@weir/planner";
+import { OperatorHarness } from "@weir/runtime/testing";
 import { describe, expect, it } from "vitest";
 import type { ChangeBatch } from "../src/changelog.js";
 import { Message } from "../src/changelog.js";
@@ -7,7 +8,6 @@ import { Job } from "../src/job/job.js";
 import type { Operator, OperatorContext } from "../src/operator.js";
 import { stateBackendFactory } from "../src/state/backends.js";
 import { MemoryStateBackend } from "../src/state/memory.js";
-import { OperatorHarness } from "../src/testing/harness.js";
 import { BarrierAligner } from "../src/time/barriers.js";
 
 // The task lifecycle: the order in which the driver calls a task, what its context holds, the

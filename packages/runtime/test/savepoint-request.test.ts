@@ -1,36 +1,10 @@
+import { materialize } from "@weir/runtime/testing";
 import { describe, expect, it } from "vitest";
 import type { JobCheckpoint } from "../src/job/checkpoint.js";
-import { Job } from "../src/job/job.js";
-import type { Json } from "../src/state/codec.js";
-import { materialize } from "../src/testing/harness.js";
-import { CollectWriter, clicks, dag, expected, MemReader } from "./job-fixture.js";
+import { CollectWriter, expected, HangingWriter, oneRowJob as job } from "./job-fixture.js";
 
 // Job.requestSavepoint: taken at the next turn (without periodic checkpoints), stored before the
 // sinks commit, stop-with-savepoint processes nothing after it, and every failure is the request's.
-
-/** A sink whose pre-commit of checkpoint `hangAt` never settles. */
-class HangingWriter extends CollectWriter {
-  constructor(
-    lines: string[],
-    private readonly hangAt: number,
-  ) {
-    super(lines);
-  }
-  override preCommit(id?: number): Promise<Json> {
-    if (id === this.hangAt) return new Promise(() => undefined);
-    return super.preCommit();
-  }
-}
-
-function job(writer: CollectWriter, extra: Partial<ConstructorParameters<typeof Job>[1]> = {}): Job {
-  let clock = 0;
-  return new Job(dag, {
-    connectors: { source: () => new MemReader({ ...clicks(), perPoll: 1 }), sink: () => writer },
-    cwd: ".",
-    now: () => clock++,
-    ...extra,
-  });
-}
 
 describe("Job.requestSavepoint", () => {
   it("stop: stored before the sink commits, nothing processed after it; a restore from it completes the result", async () => {

@@ -7,7 +7,7 @@ import {
   parseTimestampNanos,
   truncateNanos,
   viaMillis,
-} from "../src/index.js";
+} from "../src/expr/timestamp-precision.js";
 import { keyCodec } from "../src/state/keys.js";
 import { decodeRow, encodeRow } from "../src/state/row-codec.js";
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { InputWatermarkMerger, type WatermarkEvent, WatermarkTracker } from "../src/time/watermarks.js";
+import { encodeJson } from "../src/state/codec.js";
+import {
+  InputWatermarkMerger,
+  type WatermarkEvent,
+  WatermarkTracker,
+  type WatermarkTrackerSnapshot,
+} from "../src/time/watermarks.js";
 
 const show = (e: WatermarkEvent | null) =>
   e === null ? "-" : e.kind === "idle" ? "idle" : `wm ${e.timestamp}`;
@@ -125,6 +131,36 @@ describe("WatermarkTracker", () => {
     expect(b.currentWatermark).toBe(10);
     b.onRecord(0, 15);
     expect(show(b.poll())).toBe("wm 15");
+  });
+
+  it("restores the snapshots of older checkpoints, which encoded the watermarks twice", () => {
+    // What a source's checkpoint held before its part was typed: the codec applied twice.
+    const old = encodeJson(
+      encodeJson({
+        emitted: 10,
+        splits: [
+          ["p0", 10],
+          ["p1", Number.POSITIVE_INFINITY],
+        ],
+      }),
+    );
+    expect(old).toEqual({
+      emitted: 10,
+      splits: [
+        ["p0", 10],
+        ["p1", { $o: { $n: "Infinity" } }],
+      ],
+    });
+    const b = new WatermarkTracker();
+    b.restore(old as unknown as WatermarkTrackerSnapshot);
+    expect(b.currentWatermark).toBe(10);
+    expect(b.snapshot()).toEqual({
+      emitted: 10,
+      splits: [
+        ["p0", 10],
+        ["p1", { $n: "Infinity" }],
+      ],
+    });
   });
 
   it("snapshots the initial watermark (-Infinity) through JSON", () => {

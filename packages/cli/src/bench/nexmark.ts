@@ -335,7 +335,10 @@ export async function benchQuery(query: string, options: BenchOptions, out: Outp
  */
 function benchCheckpoints(dag: PhysicalDag):
   | {
-      options(stats: { durations: number[]; bytes: number[] }): Pick<JobOptions, "checkpoint">;
+      options(stats: {
+        durations: number[];
+        bytes: number[];
+      }): Pick<JobOptions, "checkpointConfig" | "checkpoint">;
       cleanup(): void;
     }
   | undefined {
@@ -356,8 +359,10 @@ function benchCheckpoints(dag: PhysicalDag):
   if (plan.store === null) return undefined;
   return {
     options: (stats) => {
-      const base = checkpointJobOptions(plan).checkpoint!;
+      const job = checkpointJobOptions(plan);
+      const base = job.checkpoint!;
       return {
+        ...job,
         checkpoint: {
           ...base,
           onCheckpoint: async (cp: JobCheckpoint, savepoint: boolean) => {

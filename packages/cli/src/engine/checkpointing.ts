@@ -15,9 +15,10 @@ import {
 
 /** What `weir run` does about checkpoints, from the settings and `--restore`. */
 export interface CheckpointPlan {
+  /** The checkpoint settings, read once: the job takes its checkpoints as they say. */
+  readonly config: CheckpointConfig;
   /** Where completed checkpoints go, or null when checkpointing is off. */
   readonly store: CheckpointStore | null;
-  readonly intervalMs: number;
   /** Where savepoints go (`'execution.checkpointing.savepoint-dir'`; never expired), or null. */
   readonly savepoints: CheckpointStore | null;
   /** The checkpoint to restore and its `chk-N` directory. */
@@ -67,9 +68,9 @@ export function planCheckpoints(
   return {
     ok: true,
     plan: {
+      config,
       store:
         config.intervalMs > 0 ? new CheckpointStore(resolve(cwd, config.dir!), config.numRetained) : null,
-      intervalMs: config.intervalMs,
       savepoints:
         config.savepointDir === null
           ? null
@@ -179,21 +180,21 @@ export class SavepointRequests {
 }
 
 /**
- * The job options that take and restore checkpoints as `plan` says. With `savepoints`, the job
- * takes savepoints on request (written to the savepoint directory, never expired, and to the
- * checkpoint directory as well, so that the latest checkpoint is never older than what the
- * sinks committed).
+ * The job options that take and restore checkpoints as `plan` says (its `config`: the job reads
+ * no checkpoint setting of its own). With `savepoints`, the job takes savepoints on request
+ * (written to the savepoint directory, never expired, and to the checkpoint directory as well,
+ * so that the latest checkpoint is never older than what the sinks committed).
  */
 export function checkpointJobOptions(
   plan: CheckpointPlan,
   savepoints?: SavepointRequests,
-): Pick<JobOptions, "checkpoint" | "restoreFrom"> {
+): Pick<JobOptions, "checkpointConfig" | "checkpoint" | "restoreFrom"> {
   const store = plan.store;
   return {
+    checkpointConfig: plan.config,
     ...(store || savepoints
       ? {
           checkpoint: {
-            intervalMs: plan.intervalMs,
             // State is written by writeAsync below (and by the savepoint requests'), never kept.
             copyOnWrite: true,
             onCheckpoint: async (cp: JobCheckpoint) => {

@@ -492,7 +492,7 @@ export class Engine {
       this.out.err(`${opts.file}: error: ${checkpoints.message}`);
       return undefined;
     }
-    const delivery = deliveryProblems(dag, checkpoints.plan.intervalMs, this.catalog.connectors);
+    const delivery = deliveryProblems(dag, checkpoints.plan.config.intervalMs, this.catalog.connectors);
     if (delivery.length > 0) {
       for (const p of delivery) this.out.err(`${opts.file}: error: ${p}`);
       return undefined;

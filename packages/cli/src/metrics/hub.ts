@@ -63,21 +63,18 @@ export class MetricsHub {
         onProgress?.(m);
         monitor?.evaluate();
       },
-      ...(cp
-        ? {
-            checkpoint: {
-              ...cp,
-              onCheckpoint: async (c, savepoint) => {
-                await cp.onCheckpoint?.(c, savepoint);
-                monitor?.checkpointCompleted(checkpointBytes(c), checkpointStateBytes(c), c.checkpointId);
-              },
-              onAborted: (id, reason) => {
-                cp.onAborted?.(id, reason);
-                monitor?.checkpointAborted(id, reason === undefined ? undefined : scrub(reason));
-              },
-            },
-          }
-        : {}),
+      // The job checkpoints as its settings say, with or without hooks of the caller's.
+      checkpoint: {
+        ...cp,
+        onCheckpoint: async (c, savepoint) => {
+          await cp?.onCheckpoint?.(c, savepoint);
+          monitor?.checkpointCompleted(checkpointBytes(c), checkpointStateBytes(c), c.checkpointId);
+        },
+        onAborted: (id, reason) => {
+          cp?.onAborted?.(id, reason);
+          monitor?.checkpointAborted(id, reason === undefined ? undefined : scrub(reason));
+        },
+      },
     });
     monitor = new JobMonitor(job, (l) => this.log(l), Date.now, this.connectors);
     await this.serve(job.settings);

@@ -171,7 +171,7 @@ export class JobMonitor {
           lag: lag[id] ?? null,
         };
       };
-      for (const [id, st] of s.task.op.tracker.splitStates()) {
+      for (const [id, st] of s.task.tracker.splitStates()) {
         const key = String(id);
         splits.set(
           key,
@@ -183,7 +183,7 @@ export class JobMonitor {
         task: s.driver.metricGroup.scope,
         table: s.node.table,
         connector: s.node.connector,
-        ended: s.task.op.ended,
+        ended: s.task.ended,
         splits: [...splits.values()].sort((a, b) => compareSplits(a.split, b.split)),
       });
     }

@@ -3,7 +3,8 @@ import type { PhysicalDag } from "@weir/planner";
 import { PHYSICAL_DAG_VERSION } from "@weir/planner";
 import type { StateSnapshot } from "../state/api.js";
 import { isDeferredSnapshot, STATE_SNAPSHOT_VERSION } from "../state/api.js";
-import type { Json } from "../state/codec.js";
+import type { EncodedNumber, Json } from "../state/codec.js";
+import type { WatermarkTrackerSnapshot } from "../time/watermarks.js";
 import { incompatibility, type TaskLayout } from "./compat.js";
 import type { JobMetrics } from "./metrics.js";
 
@@ -41,22 +42,26 @@ export interface JobCheckpoint {
   readonly pollCursor?: number;
 }
 
+/** What a source adds to a checkpoint (its task's `onBarrier`). */
 export interface SourceCheckpoint {
+  /** The reader's position, the next record after the cut: the connector's own JSON. */
   readonly position: Json;
-  /** The watermark tracker's state, through the state JSON codec (watermarks may be ±∞). */
-  readonly watermarks: Json;
+  /** The per-split watermark tracker's state. */
+  readonly watermarks: WatermarkTrackerSnapshot;
+  /** The source had ended (a restore ends it again without polling). */
   readonly ended: boolean;
 }
 
 export interface OperatorCheckpoint {
   readonly state: StateSnapshot;
-  /** The last watermark the operator processed and the last it forwarded (JSON codec). */
-  readonly watermark: Json;
-  readonly forwarded: Json;
+  /** The last watermark the operator processed and the last it forwarded. */
+  readonly watermark: EncodedNumber;
+  readonly forwarded: EncodedNumber;
 }
 
+/** What a sink adds to a checkpoint (its task's `onBarrier`). */
 export interface SinkCheckpoint {
-  /** What `preCommit` returned (null for a sink without two-phase commit). */
+  /** What `preCommit` returned, the connector's own JSON (null for a sink without two-phase commit). */
   readonly preCommitted: Json;
 }
 

@@ -1,94 +1,12 @@
-import { COLLECT_CONNECTOR, type SinkNode, type SourceNode } from "@weir/planner";
+import { COLLECT_CONNECTOR, type SinkNode } from "@weir/planner";
 import { type ChangeBatch, ChangeBatchBuilder, type Op } from "../changelog.js";
-import { ConnectorError, type SinkWriter, type SinkWriterContext, type SourceReader } from "../connector.js";
+import { ConnectorError, type SinkWriter, type SinkWriterContext } from "../connector.js";
 import type { Json } from "../state/codec.js";
 import type { Task, TaskContext } from "../task.js";
+import type { SinkCheckpoint } from "./checkpoint.js";
 import { EventTimeLagSketch, LatencyHistogram } from "./latency.js";
-import type { SourceOperator } from "./source-operator.js";
 
 const NOT_NULL_ENFORCER = "table.exec.sink.not-null-enforcer";
-
-/** What a source contributes to a checkpoint (`Task.onBarrier`). */
-export interface SourceOwnState {
-  /** The reader's position: the next record after the cut. */
-  readonly position: Json;
-  /** The watermark tracker's state, through the state JSON codec (watermarks may be ±∞). */
-  readonly watermarks: Json;
-  readonly ended: boolean;
-}
-
-/**
- * A source as a {@link Task}: opens its reader, and at a barrier records the reader's position
- * and the per-split watermark tracker. The rows themselves come from the job's poll loop through
- * the {@link SourceOperator} (computed columns, per-split watermarks and idleness), which this
- * task wraps unchanged; the source's watermark is kept in that tracker only.
- */
-export class SourceTask implements Task {
-  readonly counters = new Map<string, number>();
-
-  constructor(
-    readonly node: SourceNode,
-    readonly reader: SourceReader,
-    readonly op: SourceOperator,
-    private readonly cwd: string,
-  ) {
-    op.counters = this.counters;
-    if (reader.describe) op.describe = reader.describe.bind(reader);
-  }
-
-  async open(ctx: TaskContext): Promise<void> {
-    const rowtime = this.op.rowtimeOf();
-    await this.reader.open({
-      node: this.node,
-      metrics: this.counters,
-      settings: ctx.settings,
-      cwd: this.cwd,
-      ...(rowtime !== null ? { rowtime } : {}),
-      ...(this.op.wantsOrigins ? { recordOrigins: true } : {}),
-      ...(this.op.wantsRaw ? { recordRaw: true } : {}),
-      ...(this.node.quality ? { onBadRecord: this.op.badRecord.bind(this.op) } : {}),
-    });
-    for (const split of this.reader.splits?.() ?? []) this.op.tracker.addSplit(split);
-    ctx.metrics.gauge("currentWatermark", () => this.op.watermark);
-  }
-
-  processBatch(): void {
-    throw new Error(`source '${this.node.table}' has no inputs`);
-  }
-
-  onWatermark(watermark: number): number {
-    return watermark;
-  }
-
-  onBarrier(): Json {
-    const own: SourceOwnState = {
-      position: this.reader.position(),
-      watermarks: this.op.snapshotWatermarks(),
-      ended: this.op.ended,
-    };
-    return own as unknown as Json;
-  }
-
-  async onCheckpointComplete(_checkpointId: number, own: Json): Promise<void> {
-    const s = own as unknown as SourceOwnState | null;
-    if (s !== null) await this.reader.onCheckpointComplete?.(s.position);
-  }
-
-  async restore(own: Json): Promise<void> {
-    const s = own as unknown as SourceOwnState;
-    await this.reader.restore(s.position);
-    this.op.restoreWatermarks(s.watermarks);
-  }
-
-  close(): Promise<void> {
-    return this.reader.close();
-  }
-}
-
-/** What a sink contributes to a checkpoint: what `preCommit` returned (null without two-phase commit). */
-export interface SinkOwnState {
-  readonly preCommitted: Json;
-}
 
 /**
  * A sink as a {@link Task}: `processBatch` writes (synchronously, into the writer's buffer); a
@@ -97,7 +15,7 @@ export interface SinkOwnState {
  * back and written in order when it settles, so a writer never sees a write in the middle of its
  * own flush, and a pre-committed transaction holds exactly the rows before the barrier.
  */
-export class SinkTask implements Task {
+export class SinkTask implements Task<SinkCheckpoint> {
   readonly counters = new Map<string, number>();
   /** Durations of the writer's flushes that had something to write (e.g. a Postgres transaction). */
   readonly flushLatency = new LatencyHistogram();
@@ -164,9 +82,8 @@ export class SinkTask implements Task {
   }
 
   /** Loads the restored checkpoint's pre-commit into the writer (before its re-commit). */
-  async restoreSink(checkpointId: number, own: Json): Promise<void> {
-    const pre = (own as unknown as SinkOwnState | null)?.preCommitted ?? null;
-    if (this.writer.restore) await this.writer.restore(checkpointId, pre);
+  async restoreSink(checkpointId: number, own: SinkCheckpoint | null): Promise<void> {
+    if (this.writer.restore) await this.writer.restore(checkpointId, own?.preCommitted ?? null);
   }
 
   processBatch(_input: number, input: ChangeBatch): void {
@@ -248,19 +165,18 @@ export class SinkTask implements Task {
     this.batchesSinceFlush = 0;
   }
 
-  onBarrier(checkpointId: number): Promise<Json> {
+  onBarrier(checkpointId: number): Promise<SinkCheckpoint> {
     return this.serial(async () => {
       await this.timedFlush();
       const preCommitted = this.writer.preCommit ? await this.writer.preCommit(checkpointId) : null;
       this.pending.set(checkpointId, preCommitted);
-      const own: SinkOwnState = { preCommitted };
-      return own as unknown as Json;
+      return { preCommitted };
     });
   }
 
-  async onCheckpointComplete(checkpointId: number, own: Json): Promise<void> {
+  async onCheckpointComplete(checkpointId: number, own: SinkCheckpoint | null): Promise<void> {
     this.pending.delete(checkpointId);
-    const pre = (own as unknown as SinkOwnState | null)?.preCommitted ?? null;
+    const pre = own?.preCommitted ?? null;
     if (!this.writer.commit) return;
     await this.serial(async () => {
       const t0 = performance.now();

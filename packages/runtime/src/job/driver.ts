@@ -5,8 +5,7 @@ import type { EvalContext } from "../expr/context.js";
 import type { OperatorMetrics } from "../operator.js";
 import type { StateBackend, StateSnapshot } from "../state/api.js";
 import { stateBackendFactory } from "../state/backends.js";
-import type { Json } from "../state/codec.js";
-import type { Counter, LateInfo, LateReason, Task, TaskContext } from "../task.js";
+import type { Counter, LateInfo, LateReason, OwnMessage, SourceContext, Task } from "../task.js";
 import { TaskMetricGroup } from "../task.js";
 import { BarrierAligner } from "../time/barriers.js";
 import type { Clock, WatermarkEvent } from "../time/watermarks.js";
@@ -14,16 +13,24 @@ import { InputWatermarkMerger, NO_WATERMARK } from "../time/watermarks.js";
 import { nodeFailure } from "./errors.js";
 
 /** What a task contributes to checkpoint `id` once it aligned: its state, watermarks and own part. */
-export interface TaskAck {
+export interface TaskAck<Own = unknown> {
   readonly state: StateSnapshot;
   /** The last watermark the task processed and the last it forwarded. */
   readonly watermark: number;
   readonly forwarded: number;
-  /** What `Task.onBarrier` returned (a source's position, a sink's pre-committed transaction). */
-  readonly own: Json;
+  /**
+   * What `Task.onBarrier` returned (a source's position and watermarks, a sink's pre-committed
+   * transaction); null for a task without `onBarrier`.
+   */
+  readonly own: Own | null;
+  /** The barrier alignment at this task: first barrier on any input to the last, ms (0 for one input). */
+  readonly alignmentMs: number;
 }
 
-export interface DriverOptions {
+/** The `Own` of a task type: what its `onBarrier` returns. */
+export type OwnOf<T> = T extends Task<infer O> ? O : unknown;
+
+export interface DriverOptions<Own = unknown> {
   readonly settings: Readonly<Record<string, string>>;
   readonly now: Clock;
   /** Receives every message the task sends downstream (data, watermark, idle, barrier, end). */
@@ -32,7 +39,7 @@ export interface DriverOptions {
    * The task aligned checkpoint `id` (called before the barrier is forwarded) with its
    * acknowledgement: the snapshot, or a promise of it (an asynchronous task such as a sink).
    */
-  readonly onAck?: (id: number, ack: TaskAck | Promise<TaskAck>) => void;
+  readonly onAck?: (id: number, ack: TaskAck<Own> | Promise<TaskAck<Own>>) => void;
   /** `'execution.checkpointing.mode'`: aligned barriers (EXACTLY_ONCE, default) or not. */
   readonly aligned?: boolean;
   readonly subtaskIndex?: number;
@@ -54,6 +61,7 @@ export interface DriverOptions {
  * advances; when every input ended the task gets the +∞ watermark, `endInput`, and `end` is
  * forwarded. The driver holds the task's watermark (the one copy a checkpoint stores), its
  * metrics and its late-row channel. Errors are rethrown naming the node (see `nodeFailure`).
+ * A task without inputs (a source) sends its own messages through its context's `send`.
  */
 export class TaskDriver<T extends Task = Task> {
   readonly state: StateBackend;
@@ -82,12 +90,12 @@ export class TaskDriver<T extends Task = Task> {
   lastAlignment: { readonly id: number; readonly ms: number } | null = null;
   /** When the first barrier of the alignment in progress arrived, and its id. */
   private alignStart: { readonly id: number; readonly at: number } | null = null;
-  private readonly ctx: TaskContext;
+  private readonly ctx: SourceContext;
 
   constructor(
     readonly node: PhysicalNode,
     readonly task: T,
-    private readonly options: DriverOptions,
+    private readonly options: DriverOptions<OwnOf<T>>,
   ) {
     this.state = options.state ?? stateBackendFactory(options.settings)(options.now);
     this.metricGroup = new TaskMetricGroup(`${node.kind}-${node.id}`);
@@ -110,9 +118,10 @@ export class TaskDriver<T extends Task = Task> {
               onMessage: (input, m) => this.onMessage(input, m),
               onCheckpoint: (id) => {
                 const start = this.alignStart;
-                this.lastAlignment = { id, ms: start?.id === id ? performance.now() - start.at : 0 };
+                const alignment = { id, ms: start?.id === id ? performance.now() - start.at : 0 };
+                this.lastAlignment = alignment;
                 this.alignStart = null;
-                this.acknowledge(id);
+                this.acknowledge(id, alignment.ms);
                 options.output(Message.barrier(id));
               },
             },
@@ -120,7 +129,7 @@ export class TaskDriver<T extends Task = Task> {
           )
         : null;
     const driver = this;
-    const ctx: TaskContext = {
+    const ctx: SourceContext = {
       node,
       subtaskIndex: options.subtaskIndex ?? 0,
       parallelism: options.parallelism ?? 1,
@@ -129,6 +138,7 @@ export class TaskDriver<T extends Task = Task> {
         this.recordsOutC.inc(batch.length);
         options.output(Message.data(batch));
       },
+      send: (message: OwnMessage) => this.emitOwn(message),
       state: this.state,
       timers: (name) => this.state.timers(name),
       metrics: this.metricGroup,
@@ -223,10 +233,11 @@ export class TaskDriver<T extends Task = Task> {
   }
 
   /**
-   * A task without inputs (a source) emits its own messages: data is counted as output. The
-   * task's own watermark logic (a source's per-split tracker) decides what it sends.
+   * A task without inputs (a source) emits its own messages (`SourceContext.send`): data is
+   * counted as output. The task's own watermark logic (a source's per-split tracker) decides
+   * what it sends.
    */
-  emitOwn(message: Message): void {
+  private emitOwn(message: OwnMessage): void {
     if (message.kind === "data") this.recordsOutC.inc(message.batch.length);
     if (message.kind === "end") this.finished = true;
     this.options.output(message);
@@ -241,11 +252,15 @@ export class TaskDriver<T extends Task = Task> {
     if (!this.finished) this.options.output(Message.barrier(id));
   }
 
-  /** Acknowledges checkpoint `id` now, without a barrier: a task whose inputs all ended is quiescent. */
-  acknowledge(id: number): void {
-    let own: Json | Promise<Json> = null;
+  /**
+   * Acknowledges checkpoint `id` now (without a barrier: a task whose inputs all ended is
+   * quiescent); `alignmentMs`: how long the barrier took to align here.
+   */
+  acknowledge(id: number, alignmentMs = 0): void {
+    type Own = OwnOf<T>;
+    let own: Own | null | Promise<Own> = null;
     try {
-      own = this.task.onBarrier?.(id) ?? null;
+      own = (this.task as Task<Own>).onBarrier?.(id) ?? null;
     } catch (e) {
       throw nodeFailure(this.node, e);
     }
@@ -256,21 +271,21 @@ export class TaskDriver<T extends Task = Task> {
     });
     const watermark = this.watermark;
     const forwarded = this.forwarded;
-    const ack =
+    const ack: TaskAck<Own> | Promise<TaskAck<Own>> =
       own instanceof Promise
         ? own.then(
-            (o) => ({ state, watermark, forwarded, own: o }),
+            (o) => ({ state, watermark, forwarded, own: o, alignmentMs }),
             (e) => {
               throw nodeFailure(this.node, e);
             },
           )
-        : { state, watermark, forwarded, own };
+        : { state, watermark, forwarded, own, alignmentMs };
     this.options.onAck?.(id, ack);
   }
 
   /** Checkpoint `id` is complete: the task may make its effects visible (a sink commits). */
-  async notifyComplete(id: number, own: Json): Promise<void> {
-    const t: Task = this.task;
+  async notifyComplete(id: number, own: OwnOf<T> | null): Promise<void> {
+    const t = this.task as Task<OwnOf<T>>;
     if (t.onCheckpointComplete === undefined) return;
     try {
       await t.onCheckpointComplete(id, own);
@@ -312,17 +327,17 @@ export class TaskDriver<T extends Task = Task> {
     return this.state.snapshot();
   }
 
-  /** Loads a checkpoint's state, watermarks and the task's own part (before any message). */
-  async restore(state: StateSnapshot, watermark: number, forwarded: number, own: Json = null): Promise<void> {
-    this.restoreSync(state, watermark, forwarded);
+  /** Loads the task's own part of the checkpoint being restored (what its `onBarrier` returned). */
+  async restoreOwn(own: OwnOf<T>): Promise<void> {
+    const t = this.task as Task<OwnOf<T>>;
     try {
-      if (this.task.restore) await this.task.restore(own);
+      if (t.restore) await t.restore(own);
     } catch (e) {
       throw nodeFailure(this.node, e);
     }
   }
 
-  /** {@link restore} for an operator (no asynchronous own part). */
+  /** Loads a checkpoint's state and watermarks (before any message). */
   restoreSync(state: StateSnapshot, watermark: number, forwarded: number): void {
     try {
       this.state.restore(state);

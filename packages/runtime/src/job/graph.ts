@@ -15,11 +15,11 @@ import { createOperator } from "../operators/registry.js";
 import type { StateBackend } from "../state/api.js";
 import type { Clock } from "../time/watermarks.js";
 import { NO_WATERMARK } from "../time/watermarks.js";
-import { SinkTask, SourceTask } from "./connector-tasks.js";
-import type { TaskAck } from "./driver.js";
+import { SinkTask } from "./connector-tasks.js";
+import type { OwnOf, TaskAck } from "./driver.js";
 import { evalContextOf, TaskDriver } from "./driver.js";
 import { nodeFailure } from "./errors.js";
-import { SourceOperator } from "./source-operator.js";
+import { SourceTask } from "./source-task.js";
 
 /**
  * Where a node's output goes: input `input` of node `target`. A side edge (`port` set) leads to
@@ -37,8 +37,6 @@ export interface SourceRuntime {
   readonly node: SourceNode;
   readonly driver: TaskDriver<SourceTask>;
   readonly task: SourceTask;
-  /** Sends the source's own messages (rows, its watermark, `end`) downstream. */
-  readonly emit: (message: Message) => void;
 }
 
 export interface OperatorRuntime {
@@ -81,6 +79,11 @@ export interface GraphListener {
   /** A task aligned checkpoint `id`: its acknowledgement (a snapshot or the promise of one). */
   onAck(rt: NodeRuntime, id: number, ack: TaskAck | Promise<TaskAck>): void;
 }
+
+/** The acknowledgement of a task of the graph, with its own part typed by the task's kind. */
+export type AckOf<R extends NodeRuntime> = R extends { readonly driver: TaskDriver<infer T> }
+  ? TaskAck<OwnOf<T>>
+  : never;
 
 /**
  * The running DAG: one task driver per node and the edges between them. `deliver` pushes a
@@ -195,11 +198,12 @@ export class JobGraph {
         const task = new SourceTask(
           node,
           this.options.reader(node),
-          new SourceOperator(node, ctx, this.options.now, quarantine),
+          ctx,
+          this.options.now,
           this.options.cwd,
+          quarantine,
         );
-        const driver = this.driver(node, task);
-        return { kind: "source", node, task, driver, emit: (m) => driver.emitOwn(m) };
+        return { kind: "source", node, task, driver: this.driver(node, task) };
       }
       case "sink": {
         const task = new SinkTask(node, this.options.writer(node), this.options.cwd, this.options.collect);

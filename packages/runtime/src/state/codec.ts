@@ -76,3 +76,16 @@ function decodeObject(j: { [key: string]: Json }): Record<string, unknown> {
   for (const [k, x] of Object.entries(j)) out[k] = decodeJson(x);
   return out;
 }
+
+/** A number as {@link encodeJson} writes it: finite numbers as they are, ±∞, NaN and -0 tagged. */
+export type EncodedNumber = number | { readonly $n: string };
+
+/** {@link encodeJson} for a number, typed. */
+export function encodeNumber(n: number): EncodedNumber {
+  return Number.isFinite(n) && !Object.is(n, -0) ? n : { $n: Object.is(n, -0) ? "-0" : String(n) };
+}
+
+/** The number {@link encodeNumber} wrote. */
+export function decodeNumber(j: EncodedNumber): number {
+  return typeof j === "number" ? j : (decodeJson(j) as number);
+}

@@ -1,6 +1,6 @@
 import type { IdleMessage, WatermarkMessage } from "../changelog.js";
 import { Message } from "../changelog.js";
-import { decodeJson, encodeJson, type Json } from "../state/codec.js";
+import { decodeNumber, type EncodedNumber, encodeNumber } from "../state/codec.js";
 
 /** What a watermark component tells downstream: a new watermark, or that it has gone idle. */
 export type WatermarkEvent = WatermarkMessage | IdleMessage;
@@ -20,6 +20,47 @@ export interface WatermarkTrackerOptions {
    */
   readonly idleAdvanceMs?: number;
   readonly clock?: Clock;
+}
+
+/**
+ * A {@link WatermarkTracker}'s checkpointed state, as JSON: the watermark it emitted last and each
+ * split's (±∞ tagged, see `encodeNumber`).
+ */
+export interface WatermarkTrackerSnapshot {
+  readonly emitted: EncodedNumber;
+  readonly splits: readonly (readonly [string | number, EncodedNumber])[];
+}
+
+/**
+ * What a source's tracker and an operator's merger have in common: from the minimum over their
+ * inputs that are not idle, what to tell downstream. The watermark emitted never goes back.
+ */
+abstract class WatermarkReporter {
+  protected emitted = NO_WATERMARK;
+  protected idleReported = false;
+
+  /**
+   * The event for `min`, the minimum over the `active` inputs that are not idle: `idle` once when
+   * none is active, the watermark when it advanced, the last one again when the inputs are back
+   * from idleness (downstream counts them active again); null when nothing changed.
+   */
+  protected report(min: number, active: number): WatermarkEvent | null {
+    if (active === 0) {
+      if (this.idleReported) return null;
+      this.idleReported = true;
+      return Message.idle();
+    }
+    if (min > this.emitted) {
+      this.emitted = min;
+      this.idleReported = false;
+      return Message.watermark(min);
+    }
+    if (this.idleReported) {
+      this.idleReported = false;
+      return Message.watermark(this.emitted);
+    }
+    return null;
+  }
 }
 
 export interface SplitState {
@@ -52,17 +93,16 @@ export interface SplitState {
  *   quiet source that advances counts as active (it never reports `idle` from then on); a
  *   source that never had a row does not advance.
  */
-export class WatermarkTracker {
+export class WatermarkTracker extends WatermarkReporter {
   private readonly splits = new Map<string | number, SplitState>();
   /** `splits`' values, for `poll` (which runs after every row that advances a split). */
   private states: SplitState[] = [];
   private readonly idleTimeoutMs: number;
   private readonly idleAdvanceMs: number;
   private readonly clock: Clock;
-  private emitted = NO_WATERMARK;
-  private idleReported = false;
 
   constructor(options: WatermarkTrackerOptions = {}) {
+    super();
     this.idleTimeoutMs = options.idleTimeoutMs ?? 0;
     this.idleAdvanceMs = options.idleAdvanceMs ?? 0;
     this.clock = options.clock ?? Date.now;
@@ -115,18 +155,7 @@ export class WatermarkTracker {
   poll(now: number = this.clock()): WatermarkEvent | null {
     if (this.idleAdvanceMs > 0) {
       const quiet = this.quietWatermark(now);
-      if (quiet !== null) {
-        if (quiet > this.emitted) {
-          this.emitted = quiet;
-          this.idleReported = false;
-          return Message.watermark(quiet);
-        }
-        if (this.idleReported) {
-          this.idleReported = false;
-          return Message.watermark(this.emitted);
-        }
-        return null;
-      }
+      if (quiet !== null) return this.report(quiet, 1);
     }
     let min = Number.POSITIVE_INFINITY;
     let active = 0;
@@ -138,21 +167,8 @@ export class WatermarkTracker {
       active++;
       if (s.watermark < min) min = s.watermark;
     }
-    if (active === 0) {
-      if (this.splits.size === 0 || this.idleReported) return null;
-      this.idleReported = true;
-      return Message.idle();
-    }
-    if (min > this.emitted) {
-      this.emitted = min;
-      this.idleReported = false;
-      return Message.watermark(min);
-    }
-    if (this.idleReported) {
-      this.idleReported = false;
-      return Message.watermark(this.emitted);
-    }
-    return null;
+    if (active === 0 && this.splits.size === 0) return null;
+    return this.report(min, active);
   }
 
   /**
@@ -176,25 +192,32 @@ export class WatermarkTracker {
    * Per-split watermarks, for a checkpoint, as JSON (±∞ encoded). Idleness is processing-time
    * state and is not kept: after a restore every split is active until it times out again.
    */
-  snapshot(): Json {
-    return encodeJson({
-      emitted: this.emitted,
-      splits: [...this.splits].map(([id, s]) => [id, s.watermark]),
-    });
+  snapshot(): WatermarkTrackerSnapshot {
+    return {
+      emitted: encodeNumber(this.emitted),
+      splits: [...this.splits].map(([id, s]) => [id, encodeNumber(s.watermark)] as const),
+    };
   }
 
-  restore(snapshot: Json): void {
-    const { emitted, splits } = decodeJson(snapshot) as {
-      emitted: number;
-      splits: [string | number, number][];
-    };
+  restore(snapshot: WatermarkTrackerSnapshot): void {
     this.splits.clear();
     const now = this.clock();
-    for (const [id, wm] of splits) this.splits.set(id, { watermark: wm, lastActivity: now, idle: false });
+    for (const [id, wm] of snapshot.splits)
+      this.splits.set(id, { watermark: checkpointedNumber(wm), lastActivity: now, idle: false });
     this.states = [...this.splits.values()];
-    this.emitted = emitted;
+    this.emitted = checkpointedNumber(snapshot.emitted);
     this.idleReported = false;
   }
+}
+
+/**
+ * A number of a tracker snapshot. Checkpoints written before the snapshot was typed encoded a
+ * source's watermarks twice, which tags an infinite watermark once more: `{"$o": {"$n": "Infinity"}}`.
+ */
+function checkpointedNumber(j: EncodedNumber): number {
+  if (typeof j === "object" && j !== null && "$o" in j)
+    return decodeNumber((j as unknown as { $o: EncodedNumber }).$o);
+  return decodeNumber(j);
 }
 
 /**
@@ -203,13 +226,12 @@ export class WatermarkTracker {
  * the merger reports `idle` once, and the first watermark after that is reported even when it does
  * not advance (so downstream learns the operator is active again).
  */
-export class InputWatermarkMerger {
+export class InputWatermarkMerger extends WatermarkReporter {
   private readonly watermarks: number[];
   private readonly idle: boolean[];
-  private emitted = NO_WATERMARK;
-  private idleReported = false;
 
   constructor(readonly inputCount: number) {
+    super();
     if (inputCount < 1) throw new Error("InputWatermarkMerger needs at least one input");
     this.watermarks = new Array(inputCount).fill(NO_WATERMARK);
     this.idle = new Array(inputCount).fill(false);
@@ -250,20 +272,6 @@ export class InputWatermarkMerger {
       active++;
       if (this.watermarks[i] < min) min = this.watermarks[i];
     }
-    if (active === 0) {
-      if (this.idleReported) return null;
-      this.idleReported = true;
-      return Message.idle();
-    }
-    if (min > this.emitted) {
-      this.emitted = min;
-      this.idleReported = false;
-      return Message.watermark(min);
-    }
-    if (this.idleReported) {
-      this.idleReported = false;
-      return Message.watermark(this.emitted);
-    }
-    return null;
+    return this.report(min, active);
   }
 }

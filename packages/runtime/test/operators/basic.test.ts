@@ -1,6 +1,6 @@
 import { E, T } from "@weir/planner";
+import { OperatorHarness } from "@weir/runtime/testing";
 import { describe, expect, it } from "vitest";
-import { OperatorHarness } from "../../src/testing/harness.js";
 import { base, node } from "./nodes.js";
 
 const INT = T.int();

@@ -1,7 +1,7 @@
 import type { DeduplicateNode } from "@weir/planner";
 import { T } from "@weir/planner";
+import { OperatorHarness } from "@weir/runtime/testing";
 import { describe, expect, it } from "vitest";
-import { OperatorHarness } from "../../src/testing/harness.js";
 import { base, node } from "./nodes.js";
 
 // input: k STRING, ts TIMESTAMP(3), v INT

@@ -1,7 +1,7 @@
 import type { AggregateCall, DataType } from "@weir/planner";
 import { T } from "@weir/planner";
+import { OperatorHarness } from "@weir/runtime/testing";
 import { describe, expect, it } from "vitest";
-import { OperatorHarness } from "../../src/testing/harness.js";
 import { base, node } from "./nodes.js";
 
 const INT = T.int();

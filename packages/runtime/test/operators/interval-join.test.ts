@@ -1,5 +1,6 @@
 import { E, type IntervalJoinNode } from "@weir/planner";
 import { describe, expect, it } from "vitest";
+import { mulberry32 as rng } from "../../../../test/support/random.js";
 import { formatChange, Op, type Row } from "../../src/changelog.js";
 import { IntervalJoinOperator } from "../../src/operators/interval-join.js";
 import { base, fields, inserts, run, runWithRestarts, type Step, sorted, T, wm } from "./time-driver.js";
@@ -50,17 +51,6 @@ function batchJoin(n: IntervalJoinNode, left: Row[], right: Row[]): string[] {
     });
   }
   return out.map((r) => formatChange(Op.INSERT, r)).sort();
-}
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** On-time rows (time > the watermark) with a watermark trailing the max time by up to 8 ms. */

@@ -1,5 +1,6 @@
 import { E, type Expr, type JoinNode, type JoinType } from "@weir/planner";
 import { describe, expect, it } from "vitest";
+import { mulberry32 as rng } from "../../../../test/support/random.js";
 import { formatChange, Op, type Row } from "../../src/changelog.js";
 import { JoinOperator } from "../../src/operators/join.js";
 import { base, data, fields, inserts, procTime, run, runWithRestarts, type Step, T } from "./time-driver.js";
@@ -62,18 +63,6 @@ function materialise(changes: [Op, Row][]): string[] {
   const out: string[] = [];
   for (const [k, n] of counts) for (let i = 0; i < n; i++) out.push(k);
   return out.sort();
-}
-
-/** A seeded generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Random inserts and retractions (of live rows only, with duplicates and NULL keys) on both sides. */

@@ -1,5 +1,6 @@
 import type { AggregateCall, OverAggregateNode, OverFrame } from "@weir/planner";
 import { describe, expect, it } from "vitest";
+import { mulberry32 as rng } from "../../../../test/support/random.js";
 import { formatChange, Op, type Row } from "../../src/changelog.js";
 import { OverAggregateOperator } from "../../src/operators/over-aggregate.js";
 import { base, fields, inserts, run, runWithRestarts, type Step, sorted, T, wm } from "./time-driver.js";
@@ -48,17 +49,6 @@ function brute(frame: OverFrame, rows: Row[]): string[] {
     out.push(formatChange(Op.INSERT, [...row, vs.reduce((a, b) => a + b, 0), vs.length, Math.max(...vs)]));
   });
   return out.sort();
-}
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function randomInput(seed: number, count: number): { rows: Row[]; steps: Step[] } {

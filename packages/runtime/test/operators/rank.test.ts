@@ -1,10 +1,10 @@
 import type { ChangelogMode, RankNode } from "@weir/planner";
 import { T } from "@weir/planner";
+import { materialize, OperatorHarness } from "@weir/runtime/testing";
 import { describe, expect, it } from "vitest";
 import type { Row } from "../../src/changelog.js";
 import { formatChange, Op } from "../../src/changelog.js";
 import { rowComparator } from "../../src/operators/rank.js";
-import { materialize, OperatorHarness } from "../../src/testing/harness.js";
 import { base, INSERT_ONLY, node, RETRACT } from "./nodes.js";
 
 const STR = T.string();

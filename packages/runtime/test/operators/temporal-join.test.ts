@@ -1,5 +1,6 @@
 import { E, type TemporalJoinNode } from "@weir/planner";
 import { describe, expect, it } from "vitest";
+import { mulberry32 as rng } from "../../../../test/support/random.js";
 import { formatChange, Op, type Row } from "../../src/changelog.js";
 import { TemporalJoinOperator } from "../../src/operators/temporal-join.js";
 import {
@@ -54,17 +55,6 @@ function batchJoin(n: TemporalJoinNode, left: Row[], right: [Op, Row][]): string
     else if (n.joinType === "left") out.push(formatChange(Op.INSERT, [...l, null, null, null]));
   }
   return out.sort();
-}
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** On-time rows on both sides (time > the watermark); the right side inserts, updates and deletes. */

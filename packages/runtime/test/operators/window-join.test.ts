@@ -1,5 +1,6 @@
 import { E, type JoinType, type WindowJoinNode } from "@weir/planner";
 import { describe, expect, it } from "vitest";
+import { mulberry32 as rng } from "../../../../test/support/random.js";
 import { formatChange, Op, type Row } from "../../src/changelog.js";
 import { WindowJoinOperator } from "../../src/operators/window-join.js";
 import { base, fields, inserts, run, runWithRestarts, type Step, sorted, T, wm } from "./time-driver.js";
@@ -43,17 +44,6 @@ function batchJoin(type: JoinType, left: Row[], right: Row[]): string[] {
     });
   }
   return out.map((r) => formatChange(Op.INSERT, r)).sort();
-}
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Rows in tumbling windows of 10 that have not fired; the watermark advances now and then. */

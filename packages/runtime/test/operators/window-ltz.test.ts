@@ -3,7 +3,7 @@ import { T as PT } from "@weir/planner";
 import { describe, expect, it } from "vitest";
 import { Op } from "../../src/changelog.js";
 import "../../src/operators/index.js";
-import { OperatorHarness } from "../../src/testing/harness.js";
+import { OperatorHarness } from "@weir/runtime/testing";
 
 const HOUR = 3_600_000;
 const MIN = 60_000;

@@ -1,19 +1,30 @@
 import type { SourceNode, TableQuality } from "@weir/planner";
 import type { ChangeBatch, Row } from "../changelog.js";
 import { ChangeBatchBuilder, Message, Op } from "../changelog.js";
-import { ConnectorError, type PollResult, type RecordOrigins, type SplitBatch } from "../connector.js";
+import {
+  ConnectorError,
+  type PollResult,
+  type RecordOrigins,
+  type SourceReader,
+  type SplitBatch,
+} from "../connector.js";
 import type { CompiledExpr } from "../expr/compile.js";
 import { compileExpr } from "../expr/compile.js";
 import type { EvalContext } from "../expr/context.js";
-import { decodeJson, encodeJson, type Json } from "../state/codec.js";
+import type { OwnMessage, SourceContext, Task } from "../task.js";
 import type { Clock } from "../time/watermarks.js";
-import { WatermarkTracker } from "../time/watermarks.js";
+import { NO_WATERMARK, WatermarkTracker } from "../time/watermarks.js";
+import type { SourceCheckpoint } from "./checkpoint.js";
 
 /**
- * Turns a source reader's poll results into the messages of the source node: rows completed with
- * the computed columns (compiled once), then the source's watermark when it advanced (tracked per
- * split, with the node's idle timeout), or `idle`. The end of a bounded source becomes the final
- * watermark (+∞) and `end`.
+ * A source as a {@link Task}: it opens its reader and turns the reader's poll results (which the
+ * job's loop polls and hands to {@link processPoll}) into the messages of the source node — rows
+ * completed with the computed columns (compiled once), then the source's watermark when it
+ * advanced (tracked per split, with the node's idle timeout), or `idle`. The end of a bounded
+ * source becomes the final watermark (+∞) and `end`. Processing time re-checks idleness
+ * (`onProcessingTime`); a barrier records the reader's position and the tracker's state
+ * ({@link SourceCheckpoint}), which a restore loads and a completed checkpoint hands back to the
+ * reader. The source's watermark is kept in its tracker only.
  *
  * Quality (issue 14): a row whose rowtime (the watermark column) is NULL or cannot be computed,
  * or that breaks one of the table's `'quality.*'` rules, never reaches the query and never moves
@@ -24,7 +35,7 @@ import { WatermarkTracker } from "../time/watermarks.js";
  * A delete with a NULL rowtime (an upsert-kafka tombstone carries only its key) is no violation:
  * it passes without moving the watermark.
  */
-export class SourceOperator {
+export class SourceTask implements Task<SourceCheckpoint> {
   readonly tracker: WatermarkTracker;
   private readonly computed: { readonly index: number; readonly fn: CompiledExpr }[] = [];
   /** For each output column, the index of its value in a connector row, or -1 for computed. */
@@ -45,18 +56,26 @@ export class SourceOperator {
   private readonly splitMax = new Map<string, number>();
   private readonly quality: TableQuality | null;
   private readonly checks: { readonly name: string; readonly fn: CompiledExpr }[];
-  /** Counters of the run summary (the source task's): `quality.<rule>` per rule. */
-  counters: Map<string, number> = new Map();
+  /** Counters of the run summary: the reader's, and `quality.<rule>` per rule. */
+  readonly counters = new Map<string, number>();
   /** The reader's {@link SourceReader.describe}: a record's position as people read it. */
-  describe: ((split: string, at: number | string) => string) | null = null;
+  private readonly describe: ((split: string, at: number | string) => string) | null;
+  /** Where the source's messages go (the context's `send`, from `open`). */
+  private out: (message: OwnMessage) => void = () => {
+    throw new Error(`source '${this.node.table}' was not opened`);
+  };
 
   constructor(
     readonly node: SourceNode,
+    readonly reader: SourceReader,
     evalContext: EvalContext,
     private readonly clock: Clock,
+    /** Directory that relative `'path'` options resolve against. */
+    private readonly cwd = ".",
     /** Sends quarantine rows ({@link QUARANTINE_FIELDS} order) to the quarantine table. */
     private readonly quarantine: ((rows: readonly Row[]) => void) | null = null,
   ) {
+    this.describe = reader.describe ? reader.describe.bind(reader) : null;
     this.tracker = new WatermarkTracker({
       idleTimeoutMs: node.idleTimeoutMs,
       idleAdvanceMs: node.idleAdvanceMs ?? 0,
@@ -85,6 +104,67 @@ export class SourceOperator {
       name: c.name,
       fn: compileExpr(c.expr, evalContext),
     }));
+  }
+
+  async open(ctx: SourceContext): Promise<void> {
+    this.out = ctx.send;
+    const rowtime = this.rowtimeOf();
+    await this.reader.open({
+      node: this.node,
+      metrics: this.counters,
+      settings: ctx.settings,
+      cwd: this.cwd,
+      ...(rowtime !== null ? { rowtime } : {}),
+      ...(this.wantsOrigins ? { recordOrigins: true } : {}),
+      ...(this.wantsRaw ? { recordRaw: true } : {}),
+      ...(this.node.quality ? { onBadRecord: this.badRecord.bind(this) } : {}),
+    });
+    for (const split of this.reader.splits?.() ?? []) this.tracker.addSplit(split);
+    ctx.metrics.gauge("currentWatermark", () => this.watermark);
+  }
+
+  processBatch(): void {
+    throw new Error(`source '${this.node.table}' has no inputs`);
+  }
+
+  onWatermark(watermark: number): number {
+    return watermark;
+  }
+
+  /** Re-checks idleness against the clock: the watermark or `idle` when that changed. */
+  onProcessingTime(): void {
+    if (!this.ended) this.pollWatermark(this.out);
+  }
+
+  onBarrier(): SourceCheckpoint {
+    return { position: this.reader.position(), watermarks: this.tracker.snapshot(), ended: this.ended };
+  }
+
+  async onCheckpointComplete(_checkpointId: number, own: SourceCheckpoint | null): Promise<void> {
+    if (own !== null) await this.reader.onCheckpointComplete?.(own.position);
+  }
+
+  async restore(own: SourceCheckpoint): Promise<void> {
+    await this.reader.restore(own.position);
+    this.tracker.restore(own.watermarks);
+  }
+
+  /**
+   * After a restore: sends the restored watermark again, so that downstream inputs do not wait
+   * for an advance.
+   */
+  announceWatermark(): void {
+    const w = this.tracker.currentWatermark;
+    if (!this.ended && w > NO_WATERMARK) this.out(Message.watermark(w));
+  }
+
+  close(): Promise<void> {
+    return this.reader.close();
+  }
+
+  /** One poll result of the reader, through the whole DAG (synchronously); returns the rows read. */
+  processPoll(result: PollResult): number {
+    return this.process(result, this.out);
   }
 
   /** Whether the source needs each broken row's record from its reader (for the quarantine table). */
@@ -137,7 +217,7 @@ export class SourceOperator {
    * (rule `invalid-record`) when the table has quality rules that say so; false: the reader
    * handles it as without rules (fails, naming the position).
    */
-  badRecord(split: string, at: number | string, raw: unknown, message: string): boolean {
+  private badRecord(split: string, at: number | string, raw: unknown, message: string): boolean {
     const q = this.quality;
     if (q === null) return false;
     if (q.quarantine !== null && this.quarantine !== null) {
@@ -164,7 +244,7 @@ export class SourceOperator {
   }
 
   /** Messages for one poll result, in order; `emit` is called synchronously. */
-  process(result: PollResult, emit: (m: Message) => void): number {
+  process(result: PollResult, emit: (m: OwnMessage) => void): number {
     if (this.pendingBad.length > 0) {
       const rows = this.pendingBad;
       this.pendingBad = [];
@@ -218,7 +298,7 @@ export class SourceOperator {
   }
 
   /** Emits the source watermark if it advanced or the source went idle (checked against the clock). */
-  pollWatermark(emit: (m: Message) => void): void {
+  pollWatermark(emit: (m: OwnMessage) => void): void {
     if (this.watermarkExpr === null || this.ended) return;
     const ev = this.tracker.poll();
     if (ev !== null) emit(ev);
@@ -229,14 +309,6 @@ export class SourceOperator {
     if (this.ended) return Number.POSITIVE_INFINITY;
     const w = this.tracker.currentWatermark;
     return w === Number.NEGATIVE_INFINITY ? null : w;
-  }
-
-  snapshotWatermarks(): Json {
-    return encodeJson(this.tracker.snapshot());
-  }
-
-  restoreWatermarks(j: Json): void {
-    this.tracker.restore(decodeJson(j) as ReturnType<WatermarkTracker["snapshot"]>);
   }
 
   /**
@@ -441,7 +513,7 @@ export class SourceOperator {
     rowSplits: readonly string[] | undefined,
     batch: ChangeBatch,
     out: ChangeBatchBuilder,
-    emit: (m: Message) => void,
+    emit: (m: OwnMessage) => void,
   ): number {
     const col = this.watermarkColumn;
     const expr = this.watermarkExpr!;

@@ -1,11 +1,12 @@
-// The source operator on a processing-time clock the test drives: idleness counts every row of
+// The source task on a processing-time clock the test drives: idleness counts every row of
 // a split as activity, and a computed rowtime that a reader asked for is evaluated once.
 import type { SourceNode } from "@weir/planner";
 import { E, T } from "@weir/planner";
 import { describe, expect, it } from "vitest";
 import { ChangeBatch, type Message, type Row } from "../src/changelog.js";
 import { defaultEvalContext } from "../src/expr/context.js";
-import { SourceOperator } from "../src/job/source-operator.js";
+import { SourceTask } from "../src/job/source-task.js";
+import { MemReader } from "./job-fixture.js";
 
 const INT = T.int();
 const TS = { ...T.timestamp(3), timeAttribute: "rowtime" as const };
@@ -58,10 +59,15 @@ function watermarks(messages: Message[]): (number | string)[] {
   );
 }
 
-describe("SourceOperator", () => {
+/** The task of `node`, its reader not read (the tests push poll results themselves). */
+function sourceTask(n: SourceNode, clock: () => number): SourceTask {
+  return new SourceTask(n, new MemReader({ splits: {}, perPoll: 1 }), defaultEvalContext(), clock);
+}
+
+describe("SourceTask", () => {
   it("a split that keeps delivering rows whose event time does not advance is not idle", () => {
     let now = 0;
-    const op = new SourceOperator(node(), defaultEvalContext(), () => now);
+    const op = sourceTask(node(), () => now);
     op.tracker.addSplit("a");
     op.tracker.addSplit("b");
     const out: Message[] = [];
@@ -88,7 +94,7 @@ describe("SourceOperator", () => {
   });
 
   it("emits rows of several splits in the order given, cutting the batch only where the watermark advances", () => {
-    const op = new SourceOperator(node(), defaultEvalContext(), () => 0);
+    const op = sourceTask(node(), () => 0);
     op.tracker.addSplit("a");
     op.tracker.addSplit("b");
     const out: Message[] = [];
@@ -113,7 +119,7 @@ describe("SourceOperator", () => {
   });
 
   it("evaluates a computed rowtime once when a reader asked for it", () => {
-    const op = new SourceOperator(node(true), defaultEvalContext(), () => 0);
+    const op = sourceTask(node(true), () => 0);
     const rowtime = op.rowtimeOf()!;
     const row: Row = [1, 1234];
     expect(rowtime(row)).toBe(1234);

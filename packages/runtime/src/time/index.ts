@@ -1,2 +1,0 @@
-export * from "./barriers.js";
-export * from "./watermarks.js";

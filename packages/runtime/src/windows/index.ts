@@ -1,2 +1,0 @@
-export * from "./session.js";
-export * from "./slices.js";
