@@ -1,7 +1,7 @@
 // Restoring a Kafka source from a position that retention has since deleted (seeds 004): the
 // gap is detected per partition with its exact range, against a real broker.
 import { setTimeout as sleep } from "node:timers/promises";
-import { connectKafkajs, KafkaSourceReader } from "@weir/connectors";
+import { connectKafkajs, connectorCatalog, KafkaSourceReader } from "@weir/connectors";
 import { parse } from "@weir/parser";
 import { bindStatement, Catalog, optimize, type PlanTarget, Session, type SourceNode } from "@weir/planner";
 import type { Json } from "@weir/runtime";
@@ -16,7 +16,7 @@ function sourceNode(topic: string, extra = ""): SourceNode {
       'properties.bootstrap.servers' = '${brokers()}', 'scan.startup.mode' = 'earliest-offset',
       'scan.bounded.mode' = 'latest-offset', 'format' = 'raw'${extra});
     SELECT v FROM t;`;
-  const catalog = new Catalog();
+  const catalog = new Catalog(connectorCatalog());
   const session = new Session();
   const targets: PlanTarget[] = [];
   for (const s of parse(sql).statements) {
@@ -24,7 +24,7 @@ function sourceNode(topic: string, extra = ""): SourceNode {
     if (!r.value) throw new Error(r.diagnostics.map((d) => d.message).join("; "));
     if (r.value.kind === "query") targets.push({ kind: "collect", plan: r.value.plan });
   }
-  const dag = optimize(targets, session.all());
+  const dag = optimize(targets, session.all(), catalog);
   return dag.nodes.find((n) => n.kind === "source") as SourceNode;
 }
 

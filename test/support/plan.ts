@@ -1,4 +1,5 @@
 // Plans SQL for tests with the planner's script compiler (no CLI): what `weir explain` plans.
+import { connectorCatalog } from "@weir/connectors";
 import { type Diagnostic, parse, renderDiagnostic } from "@weir/parser";
 import {
   Catalog,
@@ -39,7 +40,7 @@ export function compileSql(source: string, options: PlanSqlOptions = {}): Compil
   };
   const parsed = parse(source);
   if (parsed.diagnostics.length > 0) fail(parsed.diagnostics);
-  const catalog = new Catalog();
+  const catalog = new Catalog(connectorCatalog());
   const session = new Session();
   for (const [k, v] of Object.entries(options.settings ?? {})) session.set(k, v);
   const script = new ScriptCompiler(catalog, session, { queries: options.queries ?? "join" });

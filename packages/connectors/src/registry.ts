@@ -7,20 +7,11 @@ import {
   type SinkWriter,
   type SourceReader,
 } from "@weir/runtime";
-import { DatagenSource } from "./datagen/source.js";
-import { ArrowFileSink } from "./filesystem/arrow-sink.js";
-import { ArrowFileSource } from "./filesystem/arrow-source.js";
-import { createFilesystemLookup } from "./filesystem/lookup.js";
-import { FilesystemSink } from "./filesystem/sink.js";
-import { FilesystemSource } from "./filesystem/source.js";
+import type { ConnectorDefinition, ConnectorEnv } from "./connector-definition.js";
+import { connectorDefinitions } from "./connectors.js";
 import { connectKafkajs, type KafkaConnect } from "./kafka/client.js";
-import { KafkaSinkWriter } from "./kafka/sink.js";
-import { KafkaSourceReader } from "./kafka/source.js";
-import { createNexmarkSource } from "./nexmark/index.js";
-import { createPostgresLookup, createPostgresSink, createPostgresSource } from "./postgres/index.js";
-import { BlackholeSink } from "./sinks/blackhole.js";
-import { CollectSink } from "./sinks/collect.js";
-import { PrintSink, type TextOutput } from "./sinks/print.js";
+import { parseNodeConfig } from "./node-config.js";
+import type { TextOutput } from "./print/sink.js";
 
 export interface ConnectorRegistryOptions {
   /** Epoch-ms clock for datagen timestamps and rate limiting; default `Date.now`. */
@@ -30,83 +21,59 @@ export interface ConnectorRegistryOptions {
   readonly stderr?: TextOutput;
   /** The Kafka client factory of the kafka and upsert-kafka connectors; default kafkajs. */
   readonly kafka?: KafkaConnect;
+  /** Connectors besides the list's (`connectors.ts`), e.g. a test's own. */
+  readonly definitions?: readonly ConnectorDefinition[];
 }
 
-const SOURCES = ["filesystem", "datagen", "nexmark", "postgres", "jdbc", "kafka", "upsert-kafka"] as const;
-const SINKS = [
-  "filesystem",
-  "print",
-  "blackhole",
-  "collect",
-  "postgres",
-  "jdbc",
-  "kafka",
-  "upsert-kafka",
-] as const;
-
-/** The file, generator and console connectors by `'connector'` name. */
+/**
+ * The readers and writers of the connectors (`connectors.ts`) by `'connector'` name: each
+ * factory gets the config its spec parses from the node's options.
+ */
 export function createConnectorRegistry(options: ConnectorRegistryOptions = {}): ConnectorRegistry {
-  const clock = options.clock ?? Date.now;
-  const kafka = options.kafka ?? connectKafkajs;
-  const outputs = { stdout: options.stdout ?? process.stdout, stderr: options.stderr ?? process.stderr };
+  const env: ConnectorEnv = {
+    clock: options.clock ?? Date.now,
+    stdout: options.stdout ?? process.stdout,
+    stderr: options.stderr ?? process.stderr,
+    kafka: options.kafka ?? connectKafkajs,
+  };
+  const definitions = connectorDefinitions(options.definitions);
+  const byName = new Map(definitions.map((d) => [d.spec.name, d]));
+  /** The definition of `node`'s connector that has `part`, or the error naming those that do. */
+  const definition = (
+    node: SourceNode | SinkNode | LookupJoinNode,
+    part: "createSource" | "createSink" | "createLookup",
+    unknown: (known: string) => string,
+  ): ConnectorDefinition => {
+    const d = byName.get(node.connector);
+    if (d?.[part] !== undefined) return d;
+    const known = definitions.filter((x) => x[part] !== undefined).map((x) => x.spec.name);
+    throw new ConnectorError(unknown(known.join(", ")), "user");
+  };
   return {
     source(node: SourceNode): SourceReader {
-      switch (node.connector) {
-        case "filesystem":
-          return node.options.format === "arrow" ? new ArrowFileSource() : new FilesystemSource();
-        case "datagen":
-          return new DatagenSource(clock);
-        case "nexmark":
-          return createNexmarkSource(node, clock);
-        case "postgres":
-        case "jdbc":
-          return createPostgresSource(node);
-        case "kafka":
-        case "upsert-kafka":
-          return new KafkaSourceReader(kafka);
-        default:
-          throw new ConnectorError(
-            `unknown source connector '${node.connector}' for table ${node.table} (known: ${SOURCES.join(", ")})`,
-            "user",
-          );
-      }
+      const d = definition(
+        node,
+        "createSource",
+        (known) => `unknown source connector '${node.connector}' for table ${node.table} (known: ${known})`,
+      );
+      return d.createSource!(node, parseNodeConfig(d.spec, node), env);
     },
     lookup(node: LookupJoinNode, ctx: LookupSourceContext): LookupSource {
-      switch (node.connector) {
-        case "postgres":
-        case "jdbc":
-          return createPostgresLookup(node);
-        case "filesystem":
-          return createFilesystemLookup(node, ctx);
-        default:
-          throw new ConnectorError(
-            `connector '${node.connector}' of table ${node.table} is not a lookup source (lookup sources: postgres, jdbc, filesystem)`,
-            "user",
-          );
-      }
+      const d = definition(
+        node,
+        "createLookup",
+        (known) =>
+          `connector '${node.connector}' of table ${node.table} is not a lookup source (lookup sources: ${known})`,
+      );
+      return d.createLookup!(node, parseNodeConfig(d.spec, node), ctx, env);
     },
     sink(node: SinkNode): SinkWriter {
-      switch (node.connector) {
-        case "filesystem":
-          return node.options.format === "arrow" ? new ArrowFileSink() : new FilesystemSink();
-        case "print":
-          return new PrintSink(outputs);
-        case "blackhole":
-          return new BlackholeSink();
-        case "collect":
-          return new CollectSink();
-        case "postgres":
-        case "jdbc":
-          return createPostgresSink(node);
-        case "kafka":
-        case "upsert-kafka":
-          return new KafkaSinkWriter(kafka);
-        default:
-          throw new ConnectorError(
-            `unknown sink connector '${node.connector}' for table ${node.table} (known: ${SINKS.join(", ")})`,
-            "user",
-          );
-      }
+      const d = definition(
+        node,
+        "createSink",
+        (known) => `unknown sink connector '${node.connector}' for table ${node.table} (known: ${known})`,
+      );
+      return d.createSink!(node, parseNodeConfig(d.spec, node), env);
     },
   };
 }

@@ -1,8 +1,10 @@
 export { MAX_STATEMENT_DEPTH } from "./binder/depth.js";
 export * from "./binder/index.js";
 export * from "./catalog/catalog.js";
-export * from "./catalog/connector-options.js";
+export * from "./catalog/connector-catalog.js";
+export * from "./catalog/connector-spec.js";
 export * from "./catalog/durations.js";
+export * from "./catalog/lookup-options.js";
 export * from "./catalog/quality.js";
 export * from "./catalog/secrets.js";
 export * from "./catalog/session.js";

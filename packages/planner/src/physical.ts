@@ -298,8 +298,8 @@ export interface TemporalJoinNode extends NodeBase {
 }
 
 /**
- * Lookup join (`JOIN dim FOR SYSTEM_TIME AS OF l.proc_time ON ...` against a `postgres` / `jdbc`
- * table, or a `filesystem` table held in a FULL cache): one input, the probe side. Each probe row queries the dimension table by
+ * Lookup join (`JOIN dim FOR SYSTEM_TIME AS OF l.proc_time ON ...` against a table whose
+ * connector looks up: queried by key, or held in a FULL cache): one input, the probe side. Each probe row queries the dimension table by
  * `dimKeys = probe[leftKeys]` when it arrives (through the connector's lookup source, with the
  * table's `'lookup.*'` cache and retries, and 'table.exec.async-lookup.*' for requests in
  * flight), then `condition` filters the joined rows; a LEFT join pads a row without a match.
@@ -333,9 +333,9 @@ export interface LookupConfig {
     readonly cacheMissingKey: boolean;
   } | null;
   /**
-   * A FULL cache (`filesystem` tables): the whole table is loaded into an index on the lookup
-   * keys when the job starts (and on restore), and probe rows are answered from it at once.
-   * null: the table is queried by key (`postgres` / `jdbc`).
+   * A FULL cache (a table that cannot be queried by key, such as files): the whole table is
+   * loaded into an index on the lookup keys when the job starts (and on restore), and probe rows
+   * are answered from it at once. null: the table is queried by key.
    */
   readonly full?: {
     /** `'lookup.full-cache.periodic-reload.interval'`: reload every interval; null = load once. */

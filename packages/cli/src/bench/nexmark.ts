@@ -4,11 +4,16 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  blackholeSpec,
+  connectorCatalog,
   EventType,
   FormatOptions,
+  filesystemSpec,
   jsonFormat,
   LineReader,
   NexmarkGenerator,
+  nexmarkEventOptions,
+  nexmarkSpec,
   parseNexmarkConfig,
   writeNexmarkSideInput,
 } from "@weir/connectors";
@@ -21,6 +26,7 @@ import {
   type PhysicalDag,
   type PhysicalNode,
   Session,
+  type SinkNode,
   type SourceNode,
 } from "@weir/planner";
 import { type JobCheckpoint, type JobOptions, Op } from "@weir/runtime";
@@ -187,7 +193,7 @@ export const READ_QUERY = "read";
 function readQuerySql(q0: string): string {
   const at = q0.indexOf("CREATE TABLE nexmark_q0");
   if (at < 0) throw new Error("sql/nexmark/q0.sql has no CREATE TABLE nexmark_q0");
-  return `${q0.slice(0, at)}CREATE TABLE nexmark_read WITH ('connector' = 'blackhole') LIKE datagen (EXCLUDING ALL);
+  return `${q0.slice(0, at)}CREATE TABLE nexmark_read WITH ('connector' = '${blackholeSpec.name}') LIKE datagen (EXCLUDING ALL);
 INSERT INTO nexmark_read SELECT event_type, person, auction, bid FROM datagen;
 `;
 }
@@ -211,7 +217,9 @@ export function planNexmarkQuery(
   const session = new Session();
   for (const [k, v] of settings) session.set(k, v);
   // The query's INSERT is the job (a SELECT would be run apart, as `weir run` runs it).
-  const compiled = compileScript(parsed.statements, new Catalog(), session, { queries: "run" });
+  const compiled = compileScript(parsed.statements, new Catalog(connectorCatalog()), session, {
+    queries: "run",
+  });
   for (const d of compiled.diagnostics) out.err(renderDiagnostic(d, sql, file));
   if (!compiled.ok)
     throw new Error(
@@ -224,18 +232,24 @@ export function planNexmarkQuery(
   return dag;
 }
 
+/** A source of the `nexmark` connector (what the bench sizes, or replaces by a file). */
+function isNexmark(n: PhysicalNode): n is SourceNode {
+  return n.kind === "source" && n.connector === nexmarkSpec.name;
+}
+
+/** A sink that discards what it receives (the bench measures the query, not the output). */
+function blackhole(n: SinkNode): SinkNode {
+  return { ...n, connector: blackholeSpec.name, options: { connector: blackholeSpec.name } };
+}
+
 /**
  * The plan with `'events.num' = events` on its nexmark sources and blackhole sinks; with `rate`,
  * also `'first-event.rate'` and `'next-event.rate'` (events per second of event time).
  */
 export function withEvents(dag: PhysicalDag, events: number, rate?: number): PhysicalDag {
   const nodes = dag.nodes.map((n): PhysicalNode => {
-    if (n.kind === "source" && n.connector === "nexmark") {
-      const rates: Record<string, string> =
-        rate === undefined ? {} : { "first-event.rate": String(rate), "next-event.rate": String(rate) };
-      return { ...n, options: { ...n.options, ...rates, "events.num": String(events) } };
-    }
-    if (n.kind === "sink") return { ...n, connector: "blackhole", options: { connector: "blackhole" } };
+    if (isNexmark(n)) return { ...n, options: nexmarkEventOptions(n.options, events, rate) };
+    if (n.kind === "sink") return blackhole(n);
     return n;
   });
   return { ...dag, nodes };
@@ -250,17 +264,14 @@ export function withEvents(dag: PhysicalDag, events: number, rate?: number): Phy
  */
 export function withFile(dag: PhysicalDag, file: string, sinkDir?: string): PhysicalDag {
   const nodes = dag.nodes.map((n): PhysicalNode => {
-    if (n.kind === "source" && n.connector === "nexmark") {
-      return {
-        ...n,
-        connector: "filesystem",
-        options: { connector: "filesystem", path: resolve(file), format: "json" },
-      };
+    if (isNexmark(n)) {
+      const connector = filesystemSpec.name;
+      return { ...n, connector, options: { connector, path: resolve(file), format: "json" } };
     }
-    if (n.kind === "sink" && n.connector === "filesystem" && sinkDir !== undefined) {
+    if (n.kind === "sink" && n.connector === filesystemSpec.name && sinkDir !== undefined) {
       return { ...n, options: { ...n.options, path: sinkDir } };
     }
-    if (n.kind === "sink") return { ...n, connector: "blackhole", options: { connector: "blackhole" } };
+    if (n.kind === "sink") return blackhole(n);
     return n;
   });
   return { ...dag, nodes };
@@ -282,7 +293,7 @@ export async function benchQuery(query: string, options: BenchOptions, out: Outp
   let stats: { durations: number[]; bytes: number[] } = { durations: [], bytes: [] };
   // Reading a file, q10's filesystem sink writes: into a fresh directory per run, all removed at the end.
   const sinkDirs: string[] = [];
-  const writesFiles = dag.nodes.some((n) => n.kind === "sink" && n.connector === "filesystem");
+  const writesFiles = dag.nodes.some((n) => n.kind === "sink" && n.connector === filesystemSpec.name);
   const run = async (events: number, sampler?: MemorySampler): Promise<number> => {
     stats = { durations: [], bytes: [] };
     let sinkDir: string | undefined;
@@ -412,7 +423,7 @@ function summarise(stats: { durations: number[]; bytes: number[] }): CheckpointS
 /** The `datagen` table of `sql/nexmark/q0.sql`: the physical columns the events file holds. */
 function nexmarkSource(root: string, out: Output): SourceNode {
   const dag = planNexmarkQuery("q0", root, out);
-  const source = dag.nodes.find((n): n is SourceNode => n.kind === "source" && n.connector === "nexmark");
+  const source = dag.nodes.find(isNexmark);
   if (source === undefined) throw new Error("sql/nexmark/q0.sql reads no nexmark table");
   return source;
 }

@@ -1,21 +1,28 @@
-import { deliveryProblems } from "@weir/connectors";
 import {
   type CatalogTable,
+  type ConfiguredConnector,
+  type ConnectorCatalog,
+  deliveryProblem,
   type Expr,
   type Field,
   type PhysicalDag,
   type PhysicalNode,
   parseDuration,
   type SinkNode,
+  type SinkSpec,
   type SourceNode,
   type SourceSpan,
+  type SourceSpec,
+  type SpecFinding,
 } from "@weir/planner";
 
 /**
  * The seeds' pre-deployment checklist (Source, Time, State, Sink, Operations) as a lint over a
  * planned job: `checkJob` reads the physical plan, the catalog tables it scans and writes, and
  * where the script's SET statements are, and returns findings. It runs nothing and contacts no
- * service: everything it says follows from the plan and the settings.
+ * service: everything it says follows from the plan and the settings. What depends on a
+ * connector (is it generated, bounded, fed by retrying producers; what a sink guarantees) its
+ * spec answers (`SourceSpec`, `SinkSpec`): the checklist names no connector.
  */
 
 export type CheckArea = "source" | "time" | "state" | "sink" | "operations";
@@ -46,14 +53,9 @@ export interface CheckInput {
   readonly settingSpans: ReadonlyMap<string, SourceSpan>;
   /** Sink tables that a materialised view owns (its job is their only writer). */
   readonly viewTables?: ReadonlySet<string>;
+  /** The connectors' specs (the engine's catalog's). */
+  readonly connectors: ConnectorCatalog;
 }
-
-/** Connectors that only show or discard rows: nothing downstream relies on them. */
-const TEST_SINKS = new Set(["print", "blackhole", "collect"]);
-/** Connectors whose rows are generated (no producer, no duplicates, no clock skew). */
-const GENERATORS = new Set(["datagen", "nexmark"]);
-const KAFKA = new Set(["kafka", "upsert-kafka"]);
-const POSTGRES = new Set(["postgres", "jdbc"]);
 
 const STATE_TTL = "table.exec.state.ttl";
 const CP_INTERVAL = "execution.checkpointing.interval";
@@ -181,15 +183,40 @@ class Checker {
     return this.input.tables.get(name);
   }
 
+  private readonly configured = new Map<number, ConfiguredConnector | undefined>();
+
+  /** A node's connector spec and config (once per node). */
+  private connector(n: SourceNode | SinkNode): ConfiguredConnector | undefined {
+    if (!this.configured.has(n.id)) this.configured.set(n.id, this.input.connectors.configureNode(n));
+    return this.configured.get(n.id);
+  }
+
+  private source(s: SourceNode): { spec: SourceSpec<unknown>; config: unknown } | undefined {
+    const c = this.connector(s);
+    return c?.spec.source ? { spec: c.spec.source, config: c.config } : undefined;
+  }
+
+  private sink(n: SinkNode): { spec: SinkSpec<unknown>; config: unknown } | undefined {
+    const c = this.connector(n);
+    return c?.spec.sink ? { spec: c.spec.sink, config: c.config } : undefined;
+  }
+
+  /** Its rows are generated in the job: no producer duplicates, no producer clocks. */
+  private generated(s: SourceNode): boolean {
+    return this.source(s)?.spec.generated === true;
+  }
+
   /** Whether a source keeps reading forever (what makes unbounded state and restarts matter). */
   private unbounded(s: SourceNode): boolean {
-    if (KAFKA.has(s.connector)) {
-      const mode = s.options["scan.bounded.mode"];
-      return mode === undefined || mode === "unbounded";
-    }
-    if (s.connector === "datagen") return s.options["number-of-rows"] === undefined;
-    if (s.connector === "nexmark") return false;
-    return false;
+    const src = this.source(s);
+    return src !== undefined && !src.spec.bounded(src.config);
+  }
+
+  /** Where a spec's finding is: its table, an option's key or value, or `fallback`. */
+  private spanAt(at: SpecFinding["at"], table: CatalogTable | undefined, fallback: SourceSpan | null) {
+    if (at === undefined) return fallback;
+    if (at === "table") return table?.span ?? fallback;
+    return table?.optionSpans[at.option]?.[at.part] ?? fallback;
   }
 
   private feedsFromUnbounded(n: PhysicalNode): boolean {
@@ -214,7 +241,7 @@ class Checker {
   // ---- Source ------------------------------------------------------------------------------
 
   private checkSourceDuplicates(s: SourceNode): void {
-    if (GENERATORS.has(s.connector)) return;
+    if (this.generated(s)) return;
     const table = this.table(s.table);
     const span = s.span ?? table?.span ?? null;
     const ttl = this.ttlMs();
@@ -271,17 +298,17 @@ class Checker {
       .filter((f) => ID_COLUMN.test(f.name))
       .map((f) => f.name)
       .sort((a, b) => own(a) - own(b));
-    const kafka = KAFKA.has(s.connector);
+    const producers = this.source(s)?.spec.producers;
     this.add({
       area: "source",
-      severity: kafka ? "warning" : "info",
+      severity: producers ? "warning" : "info",
       code: "source.no-dedup",
       message:
         idColumns.length > 0
           ? `'${s.table}' is not deduplicated (id-like column${idColumns.length === 1 ? "" : "s"}: ${idColumns.join(", ")})`
           : `'${s.table}' has no stable event id (no id column, no PRIMARY KEY) and is not deduplicated`,
-      why: kafka
-        ? "Kafka producers retry: the same event can arrive twice and is then counted twice."
+      why: producers
+        ? producers.duplicates
         : "An event written twice to the input (a retry, a re-export) is counted twice.",
       fix:
         idColumns.length > 0
@@ -294,9 +321,22 @@ class Checker {
 
   // ---- Time --------------------------------------------------------------------------------
 
+  /** What the source's spec finds about its table (`SourceSpec.findings`). */
+  private checkSourceSpec(s: SourceNode, table: CatalogTable | undefined): void {
+    const src = this.source(s);
+    for (const f of src?.spec.findings?.(src.config, { name: s.table, eventTime: s.watermark !== null }) ??
+      []) {
+      const { area, at, ...rest } = f;
+      this.add({ area: area ?? "source", ...rest, span: this.spanAt(at, table, s.span ?? null), node: s.id });
+    }
+  }
+
   private checkSourceTime(s: SourceNode): void {
     const table = this.table(s.table);
-    if (s.watermark === null) return;
+    if (s.watermark === null) {
+      this.checkSourceSpec(s, table);
+      return;
+    }
     const column = s.schema[s.watermark.column]?.name ?? "?";
     const span = table?.watermark?.span ?? s.span ?? null;
     const delay = watermarkDelay(s.watermark.expr, s.watermark.column);
@@ -334,7 +374,7 @@ class Checker {
         node: s.id,
       });
     }
-    if (s.schema[s.watermark.column]?.type.kind === "TIMESTAMP" && !GENERATORS.has(s.connector)) {
+    if (s.schema[s.watermark.column]?.type.kind === "TIMESTAMP" && !this.generated(s)) {
       this.add({
         area: "time",
         severity: "info",
@@ -346,26 +386,16 @@ class Checker {
         node: s.id,
       });
     }
-    if (!GENERATORS.has(s.connector)) this.checkTimestampQuality(s, table?.span ?? s.span ?? null);
-    if (KAFKA.has(s.connector) && s.connector === "kafka" && s.options["backfill.topic"] === undefined) {
-      this.add({
-        area: "source",
-        severity: "info",
-        code: "source.no-replay-topic",
-        message: `Kafka table '${s.table}' declares no replay topic ('backfill.topic')`,
-        why: "A replay published to the realtime topic moves its watermark back and forth, floods late data and lets old results overwrite newer ones; the seeds keep backfills on their own topic, job and staging table.",
-        fix: "Declare 'backfill.topic' (and 'backfill.group-id') on the table and replay with weir run --backfill REPLAY_ID, which merges into the target under its version column (docs/data-contracts.md).",
-        span: table?.span ?? s.span ?? null,
-        node: s.id,
-      });
-    }
-    if (KAFKA.has(s.connector) && s.idleTimeoutMs === 0) {
+    if (!this.generated(s)) this.checkTimestampQuality(s, table?.span ?? s.span ?? null);
+    this.checkSourceSpec(s, table);
+    const producers = this.source(s)?.spec.producers;
+    if (producers && s.idleTimeoutMs === 0) {
       const wmSpan = table?.span ?? s.span ?? null;
       this.add({
         area: "time",
         severity: "warning",
         code: "time.no-idle-timeout",
-        message: `Kafka table '${s.table}' has a watermark but no idle timeout`,
+        message: `${producers.system} table '${s.table}' has a watermark but no idle timeout`,
         why: "The watermark is the minimum over partitions: one partition that receives nothing holds it back, and windows stop firing (Kafka lag 0 but the watermark behind).",
         fix: `Add 'scan.watermark.idle-timeout' = '30 s' to its WITH options (or SET 'table.exec.source.idle-timeout'), if the topic has more than one partition.`,
         span: wmSpan,
@@ -381,11 +411,11 @@ class Checker {
    */
   private checkTimestampQuality(s: SourceNode, span: SourceSpan | null): void {
     const q = s.quality;
-    const kafka = KAFKA.has(s.connector);
+    const producers = this.source(s)?.spec.producers;
     if (q === undefined || q.maxFutureSkewMs === null) {
       this.add({
         area: "time",
-        severity: kafka ? "warning" : "info",
+        severity: producers ? "warning" : "info",
         code: "time.no-timestamp-rules",
         message: `event-time table '${s.table}' has no rule against event times in the future`,
         why: "The watermark follows the largest event time: one event from a wrong producer clock (year 2999) moves it to 2998, and every later on-time row is dropped as late. A WHERE clause cannot help, the watermark is computed at the scan.",
@@ -443,7 +473,7 @@ class Checker {
     };
     const events = (this.upstream[n.id] ?? []).filter(
       (s) =>
-        !GENERATORS.has(s.connector) &&
+        !this.generated(s) &&
         (s.watermark !== null ||
           s.schema.some(
             (f, i) =>
@@ -607,7 +637,8 @@ class Checker {
 
   /** The seeds: does a result say how far it can be trusted (is_final, watermark_at, updated_at)? */
   private checkTrustColumns(n: SinkNode): void {
-    if (TEST_SINKS.has(n.connector) || n.connector === "filesystem") return;
+    const kind = this.sink(n)?.spec.kind;
+    if (kind === "console" || kind === "file") return;
     if (this.input.viewTables?.has(n.table)) return;
     // A side output (quarantined or late rows) holds records, not results to trust.
     if (n.inputs.length > 0 && n.inputs.every((i) => this.dag.nodes[i]?.kind === "side-output")) return;
@@ -632,7 +663,8 @@ class Checker {
     const changelog = mode !== "insert-only";
     const pk = n.primaryKey !== null && n.primaryKey.length > 0 ? names(n.tableSchema, n.primaryKey) : null;
     const receives = changelog ? `an updating changelog (${mode})` : "insert-only rows";
-    if (TEST_SINKS.has(n.connector)) {
+    const sink = this.sink(n);
+    if (sink?.spec.kind === "console") {
       this.add({
         area: "sink",
         severity: "info",
@@ -645,20 +677,16 @@ class Checker {
       });
       return;
     }
-    const format = n.options.format ?? n.options["value.format"];
-    const guarantee = (n.options["sink.delivery-guarantee"] ?? "at-least-once").trim().toLowerCase();
-    const exactlyOnce = guarantee === "exactly-once";
-    if (exactlyOnce) {
+    if (sink !== undefined && sink.spec.delivery(sink.config) === "exactly-once") {
       // What `weir run` refuses before the job starts (and the sinks at open): say it up front.
       const interval = this.checkpointIntervalMs();
-      const problem =
-        interval === undefined ? null : (deliveryProblems({ ...this.dag, nodes: [n] }, interval)[0] ?? null);
+      const problem = interval === undefined ? null : deliveryProblem(sink.spec, sink.config, interval);
       if (problem !== null) {
         this.add({
           area: "sink",
           severity: "error",
           code: "sink.exactly-once-refused",
-          message: `${describe(n)}: ${problem.replace(/^sink \S+: /, "")}`,
+          message: `${describe(n)}: ${problem}`,
           why: "weir run refuses the script before the job starts: an exactly-once sink commits its output when a checkpoint completes.",
           fix:
             interval === 0
@@ -670,150 +698,18 @@ class Checker {
         return;
       }
     }
-    const eoSpan = table?.optionSpans["sink.delivery-guarantee"]?.key ?? span;
-    if (n.connector === "filesystem") {
-      if (exactlyOnce) {
-        this.add({
-          area: "sink",
-          severity: "info",
-          code: "sink.exactly-once",
-          message: `${describe(n)} receives ${receives} and writes them as ${format ?? "lines"}, exactly once: a line becomes visible when its checkpoint commits`,
-          why: "A restore (weir run --restore) commits what the checkpoint staged and continues after the committed part, so the file never holds a line twice nor one a crash takes back. A run started without --restore truncates the file and writes it anew.",
-          fix: "Readers see output about one checkpoint interval late; keep weir run --restore for restarts (a fresh start rewrites the file).",
-          span: eoSpan,
-          node: n.id,
-        });
-        return;
-      }
-      this.add({
-        area: "sink",
-        severity: this.feedsFromUnbounded(n) ? "warning" : "info",
-        code: "sink.file-rewritten",
-        message: `${describe(n)} receives ${receives} and writes them as ${format ?? "lines"}; a run started without --restore truncates the file`,
-        why:
-          format === "arrow"
-            ? "A fresh run rewrites the file from the rows it processes, and a restore (weir run --restore) refuses an Arrow sink (it cannot continue the file); the file is readable only once the sink closes."
-            : "A fresh run rewrites the file from the rows it processes. A restore (weir run --restore) cuts the file back to its length at the checkpoint and continues it, but until then a reader may see lines written after the last checkpoint that a crash takes back.",
-        fix:
-          format === "arrow"
-            ? "For a long-running or restartable job, use a line format (with 'sink.delivery-guarantee' = 'exactly-once'), or upsert into Postgres with a PRIMARY KEY (and 'sink.version-column')."
-            : "For a long-running job, set 'sink.delivery-guarantee' = 'exactly-once' (lines become visible when their checkpoint commits), or upsert into Postgres with a PRIMARY KEY (and 'sink.version-column').",
-        span,
-        node: n.id,
-      });
-      return;
-    }
-    if (n.connector === "kafka") {
-      if (exactlyOnce) {
-        this.add({
-          area: "sink",
-          severity: "info",
-          code: "sink.exactly-once",
-          message: `${describe(n)} appends ${receives} to a topic, exactly once: one Kafka transaction per completed checkpoint`,
-          why: "A restore (weir run --restore) re-commits the restored checkpoint and skips what was committed: a read_committed consumer sees every row once. A read_uncommitted consumer also sees aborted transactions, and a run started without --restore is a new job that writes its rows again.",
-          fix: "Consumers must read with isolation.level=read_committed (Weir's Kafka source does by default); output is visible about one checkpoint interval late.",
-          span: eoSpan,
-          node: n.id,
-        });
-        return;
-      }
-      this.add({
-        area: "sink",
-        severity: "warning",
-        code: "sink.at-least-once",
-        message: `${describe(n)} appends ${receives} to a topic, at least once`,
-        why: "After a restart or a restore from a checkpoint, the rows since the last checkpoint are written again: consumers see duplicates (and, for a changelog, repeated changes).",
-        fix: "Set 'sink.delivery-guarantee' = 'exactly-once' (with 'sink.transactional-id-prefix' and checkpointing; consumers read_committed), use 'upsert-kafka' with a PRIMARY KEY (a compacted topic converges), or have consumers deduplicate by a deterministic key.",
-        span,
-        node: n.id,
-      });
-      return;
-    }
-    if (n.connector === "upsert-kafka" && pk !== null) {
-      this.add({
-        area: "sink",
-        severity: "info",
-        code: "sink.idempotent",
-        message: `${describe(n)} upserts by its PRIMARY KEY (${pk ?? "?"})`,
-        why: "A replayed change rewrites the same key: a compacted topic converges to the same rows.",
-        fix: "Consumers must read the topic as a table (last value per key), not as a stream of events.",
-        span,
-        node: n.id,
-      });
-      return;
-    }
-    if (POSTGRES.has(n.connector) && this.input.viewTables?.has(n.table)) {
-      this.add({
-        area: "sink",
-        severity: "info",
-        code: "sink.view-table",
-        message: `materialized view '${n.table}' upserts its own Postgres table by (${pk ?? "?"})`,
-        why: "The view owns its table and is its only writer: a replay after a restore converges to the same rows.",
-        fix: "Read the table as the view's current contents; write corrections elsewhere (the view rewrites its rows).",
-        span,
-        node: n.id,
-      });
-      return;
-    }
-    if (POSTGRES.has(n.connector)) {
-      if (pk === null && exactlyOnce) {
-        this.add({
-          area: "sink",
-          severity: "info",
-          code: "sink.exactly-once",
-          message: `${describe(n)} has no PRIMARY KEY: rows are INSERTed (append), exactly once`,
-          why: "Each checkpoint's rows are inserted at its commit, in one transaction with the sink's progress row (weir_sink_progress): a restore (weir run --restore) never inserts them twice. A run started without --restore is a new job and inserts its rows again.",
-          fix: "Restart with weir run --restore; rows are visible about one checkpoint interval late.",
-          span: eoSpan,
-          node: n.id,
-        });
-        return;
-      }
-      if (pk === null) {
-        this.add({
-          area: "sink",
-          severity: "warning",
-          code: "sink.append-duplicates",
-          message: `${describe(n)} has no PRIMARY KEY: rows are INSERTed (append)`,
-          why: "After a restart or restore the rows since the last checkpoint are inserted again: the table gets duplicate rows.",
-          fix: "Declare a deterministic PRIMARY KEY (the result's grain, e.g. window_start + group keys) so that the sink upserts, or set 'sink.delivery-guarantee' = 'exactly-once' (with checkpointing).",
-          span,
-          node: n.id,
-        });
-        return;
-      }
-      const version = n.options["sink.version-column"];
-      if (version === undefined) {
-        const candidates = n.tableSchema
-          .map((f) => f.name)
-          .filter((c) => /(^|_)(version|updated_at|event_time|watermark_at)$/i.test(c));
-        this.add({
-          area: "sink",
-          severity: "warning",
-          code: "sink.no-version-column",
-          message: `${describe(n)} upserts by (${pk}) without 'sink.version-column'`,
-          why: exactlyOnce
-            ? "Exactly-once writes each checkpoint's changes once (and refuses a restore older than what it committed), but an older write from elsewhere (a backfill, a second writer) overwrites a newer row."
-            : "A replay of the same changes converges, but an older write (a backfill, a restore from an older checkpoint, a second writer) overwrites a newer row.",
-          fix:
-            candidates.length > 0
-              ? `Add 'sink.version-column' = '${candidates[0]}' to the WITH options: an older version then never overwrites a newer one.`
-              : "Add a monotonic version column (an event time, a sequence) and name it in 'sink.version-column'.",
-          span: table?.span ?? span,
-          node: n.id,
-        });
-      } else {
-        this.add({
-          area: "sink",
-          severity: "info",
-          code: "sink.idempotent",
-          message: `${describe(n)} upserts by (${pk}), guarded by the version column '${version}'`,
-          why: "A replayed or older write never overwrites a newer row: the table converges whatever is replayed.",
-          fix: "Make sure the version is monotonic per key (an event time or sequence, not the wall clock of a replay).",
-          span: table?.optionSpans["sink.version-column"]?.key ?? span,
-          node: n.id,
-        });
-      }
+    const report = sink?.spec.report?.(sink.config, {
+      subject: describe(n),
+      table: n.table,
+      receives,
+      primaryKey: pk,
+      columns: n.tableSchema.map((f) => f.name),
+      viewTable: this.input.viewTables?.has(n.table) ?? false,
+      unbounded: this.feedsFromUnbounded(n),
+    });
+    if (report) {
+      const { area, at, ...rest } = report;
+      this.add({ area: area ?? "sink", ...rest, span: this.spanAt(at, table, span), node: n.id });
       return;
     }
     this.add({

@@ -1,7 +1,9 @@
+import { type ConnectorDefinition, connectorCatalog } from "@weir/connectors";
 import { parse, renderDiagnostic } from "@weir/parser";
 import {
   Catalog,
   type CatalogTable,
+  type ConnectorCatalog,
   compileScript,
   type PhysicalDag,
   Session,
@@ -22,6 +24,7 @@ export interface PlannedScript {
   readonly tables: ReadonlyMap<string, CatalogTable>;
   readonly settingSpans: ReadonlyMap<string, SourceSpan>;
   readonly viewTables: ReadonlySet<string>;
+  readonly connectors: ConnectorCatalog;
 }
 
 /**
@@ -35,8 +38,10 @@ export function planForCheck(
   file: string,
   out: Output,
   settings: readonly (readonly [string, string])[] = [],
+  /** Connectors besides `@weir/connectors`' list (as `EngineOptions.definitions`). */
+  definitions: readonly ConnectorDefinition[] = [],
 ): PlannedScript | null | undefined {
-  const catalog = new Catalog();
+  const catalog = new Catalog(connectorCatalog(definitions));
   const session = new Session();
   for (const [k, v] of settings) session.set(k, v);
   const compiled = compileScript(source, catalog, session);
@@ -68,17 +73,12 @@ export function planForCheck(
       else if (o?.kind === "materialized-view" && o.table !== undefined) tables.set(n.table, o.table);
     }
   }
-  return { dag, tables, settingSpans, viewTables };
+  return { dag, tables, settingSpans, viewTables, connectors: catalog.connectors };
 }
 
 /** The findings of the checklist for a script, or the exit code when it cannot be planned. */
-export function checkScript(
-  source: string,
-  file: string,
-  out: Output,
-  settings: readonly (readonly [string, string])[] = [],
-): Finding[] | number {
-  const planned = planForCheck(source, file, out, settings);
+export function checkScript(...args: Parameters<typeof planForCheck>): Finding[] | number {
+  const planned = planForCheck(...args);
   if (planned === undefined) return EXIT_INVALID;
   if (planned === null) return [];
   return checkJob(planned);

@@ -1,6 +1,6 @@
 import { BACKFILL_COLUMNS, type BackfillTarget, stagingTableName } from "@weir/connectors";
-import type { PhysicalDag, PhysicalNode, SinkNode, SourceNode } from "@weir/planner";
-import { T } from "@weir/planner";
+import type { ConnectorCatalog, PhysicalDag, PhysicalNode, SinkNode, SourceNode } from "@weir/planner";
+import { orList, T } from "@weir/planner";
 import {
   type ChangeBatch,
   ChangeBatchBuilder,
@@ -31,7 +31,12 @@ export interface BackfillPlan {
   readonly targets: readonly BackfillTarget[];
 }
 
-export function backfillDag(dag: PhysicalDag, replayId: string, replayedAtMs: number): BackfillPlan {
+export function backfillDag(
+  dag: PhysicalDag,
+  replayId: string,
+  replayedAtMs: number,
+  connectors: ConnectorCatalog,
+): BackfillPlan {
   if (!/^[A-Za-z0-9_.:-]{1,100}$/.test(replayId)) {
     throw new BackfillError(
       `--backfill '${replayId}': a replay id is 1 to 100 letters, digits, '_', '-', '.' or ':' (e.g. 2026-06-24-fix)`,
@@ -39,11 +44,11 @@ export function backfillDag(dag: PhysicalDag, replayId: string, replayedAtMs: nu
   }
   const targets: BackfillTarget[] = [];
   const nodes = dag.nodes.map((n): PhysicalNode => {
-    if (n.kind === "source") return replaySource(n);
+    if (n.kind === "source") return replaySource(n, connectors);
     if (n.kind !== "sink") return n;
     // A side-output sink (quarantine, late rows) reads a side-output node: it is written as declared.
     if (n.inputs.every((i) => dag.nodes[i]?.kind === "side-output")) return n;
-    const { node, target } = stagingSink(n, replayId, replayedAtMs);
+    const { node, target } = stagingSink(n, replayId, replayedAtMs, connectors);
     targets.push(target);
     return node;
   });
@@ -52,41 +57,19 @@ export function backfillDag(dag: PhysicalDag, replayId: string, replayedAtMs: nu
   return { dag: { ...dag, nodes }, targets };
 }
 
-function replaySource(n: SourceNode): SourceNode {
-  const o = n.options;
-  const options: Record<string, string> = { ...o };
-  if (n.connector === "filesystem") {
-    const path = o["backfill.path"];
-    if (path === undefined) {
-      throw new BackfillError(
-        `source table '${n.table}' has no replay input: set 'backfill.path' to the files to replay (a backfill never reads the realtime input '${o.path}')`,
-      );
-    }
-    options.path = path;
-  } else if (n.connector === "kafka") {
-    const topic = o["backfill.topic"];
-    if (topic === undefined) {
-      throw new BackfillError(
-        `source table '${n.table}' has no replay topic: set 'backfill.topic' (a backfill never reads the realtime topic '${o.topic ?? o["topic-pattern"]}')`,
-      );
-    }
-    options.topic = topic;
-    delete options["topic-pattern"];
-    const group = o["backfill.group-id"] ?? `${o["properties.group.id"] ?? n.table}-backfill`;
-    if (group === o["properties.group.id"]) {
-      throw new BackfillError(
-        `source table '${n.table}': 'backfill.group-id' is the realtime consumer group '${group}'; a backfill has its own`,
-      );
-    }
-    options["properties.group.id"] = group;
-    // A replay ends (the merge follows it): the whole replay topic, as it is when the run starts.
-    options["scan.startup.mode"] = "earliest-offset";
-    options["scan.bounded.mode"] = "latest-offset";
-  } else {
+/** The source reading its replay input (its spec's `backfill.replay`) instead of the realtime one. */
+function replaySource(n: SourceNode, connectors: ConnectorCatalog): SourceNode {
+  const c = connectors.configureNode(n);
+  const replay = c?.spec.backfill?.replay;
+  if (c === undefined || replay === undefined) {
+    const inputs = connectors.specs.flatMap((s) => (s.backfill?.replay ? [s.backfill.replay.describe] : []));
     throw new BackfillError(
-      `source table '${n.table}' (connector '${n.connector}') cannot be replayed: a backfill reads files ('backfill.path') or a Kafka topic ('backfill.topic')`,
+      `source table '${n.table}' (connector '${n.connector}') cannot be replayed: a backfill reads ${orList(inputs)}`,
     );
   }
+  const replayed = replay.options(c.config, n.options, n.table);
+  if ("problem" in replayed) throw new BackfillError(replayed.problem);
+  const options = replayed.options;
   // 'quality.max-age' is a rule for realtime input: a replay reads old events on purpose.
   const quality = n.quality && n.quality.maxAgeMs !== null ? { ...n.quality, maxAgeMs: null } : n.quality;
   return { ...n, options, ...(quality !== undefined ? { quality } : {}) };
@@ -96,10 +79,14 @@ function stagingSink(
   n: SinkNode,
   replayId: string,
   replayedAtMs: number,
+  connectors: ConnectorCatalog,
 ): { node: SinkNode; target: BackfillTarget } {
-  if (n.connector !== "postgres" && n.connector !== "jdbc") {
+  const staging = connectors.spec(n.connector)?.backfill?.staging;
+  if (staging === undefined) {
+    const targets = connectors.specs.filter((s) => s.backfill?.staging);
+    const what = [...new Set(targets.map((s) => s.backfill!.staging!.describe))];
     throw new BackfillError(
-      `sink table '${n.table}' (connector '${n.connector}'): a backfill merges into a Postgres table (connector 'postgres' or 'jdbc'); other sinks have no staging table and merge`,
+      `sink table '${n.table}' (connector '${n.connector}'): a backfill merges into ${orList(what)} (connector ${orList(targets.map((s) => `'${s.name}'`))}); other sinks have no staging table and merge`,
     );
   }
   if (n.primaryKey === null || n.primaryKey.length === 0) {
@@ -122,18 +109,13 @@ function stagingSink(
       );
     }
   }
-  const staging = stagingTableName(n);
+  const stagingTable = stagingTableName(n);
   const width = n.tableSchema.length;
   const options: Record<string, string> = {
-    ...n.options,
-    "table-name": staging,
-    "sink.create-table": "true",
+    ...staging.options(n.options, stagingTable),
     [REPLAY_ID]: replayId,
     [REPLAYED_AT]: String(replayedAtMs),
   };
-  delete options["sink.version-column"];
-  // Without checkpoints (a replay runs from its start): the staging upserts converge on a re-run.
-  options["sink.delivery-guarantee"] = "at-least-once";
   const node: SinkNode = {
     ...n,
     options,
@@ -149,7 +131,7 @@ function stagingSink(
     table: n.table,
     options: n.options,
     key: n.primaryKey.map((i) => n.tableSchema[i]!.name),
-    staging,
+    staging: stagingTable,
     versionColumn: n.options["backfill.version-column"] ?? "version",
     cutoverMs,
   };

@@ -1,15 +1,18 @@
 import {
   type BackfillTarget,
   backfillMergedAt,
+  type ConnectorDefinition,
   checkReachable,
+  connectorCatalog,
+  connectorDefinitions,
   createConnectorRegistry,
   deliveryProblems,
-  listInputFiles,
   mergeBackfill,
 } from "@weir/connectors";
 import { type Diagnostic, parse, renderDiagnostic, type Statement } from "@weir/parser";
 import {
   Catalog,
+  COLLECT_CONNECTOR,
   type CompiledStatement,
   compileScript,
   explainDag,
@@ -60,6 +63,11 @@ export interface EngineOptions {
   /** `--set key=value` overrides, applied before the script's own SET statements. */
   readonly settings?: readonly (readonly [string, string])[];
   readonly connectors?: ConnectorRegistry;
+  /**
+   * Connectors besides `@weir/connectors`' list (a test's own): CREATE TABLE, the planner,
+   * `weir check` and (unless `connectors` is given) the runtime know them too.
+   */
+  readonly definitions?: readonly ConnectorDefinition[];
   /** Where to draw the live progress line (a terminal's standard error); none when absent. */
   readonly progress?: (text: string) => void;
 }
@@ -107,10 +115,12 @@ export { EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_RUNTIME } from "./exit-co
  * gives and runs the jobs (materialised views' embedded Postgres, checkpoints, metrics).
  */
 export class Engine {
-  readonly catalog = new Catalog();
+  readonly catalog: Catalog;
   readonly session = new Session();
+  /** The connector definitions this engine's catalog and registry know. */
+  readonly definitions: readonly ConnectorDefinition[];
   /** The shell's statements compile here (each job's views' tables made by `views`). */
-  readonly compiler = new StatementCompiler(this.catalog, this.session, { registerViewTables: false });
+  readonly compiler: StatementCompiler;
   private readonly connectors: ConnectorRegistry;
   /** `--restore` applies to the first job the script runs only. */
   private restoreUsed = false;
@@ -128,7 +138,12 @@ export class Engine {
 
   constructor(private readonly options: EngineOptions) {
     for (const [k, v] of options.settings ?? []) this.session.set(k, v);
-    this.connectors = options.connectors ?? createConnectorRegistry();
+    this.definitions = connectorDefinitions(options.definitions);
+    this.catalog = new Catalog(connectorCatalog(options.definitions));
+    this.compiler = new StatementCompiler(this.catalog, this.session, { registerViewTables: false });
+    this.connectors =
+      options.connectors ??
+      createConnectorRegistry(options.definitions ? { definitions: options.definitions } : {});
     this.output = {
       out: (l) => options.out.out(l),
       err: (raw) => {
@@ -141,7 +156,7 @@ export class Engine {
     // The views' lines are information ("starting embedded Postgres…"), not errors.
     this.views = new MaterializedViews(this.catalog, this.session, options.out);
     // Alarm lines and the endpoint's address are information on standard error, not errors.
-    this.metrics = new MetricsHub((l) => options.out.err(l));
+    this.metrics = new MetricsHub((l) => options.out.err(l), this.catalog.connectors);
   }
 
   /** The directory relative paths (connectors, checkpoint and savepoint directories) resolve against. */
@@ -420,22 +435,13 @@ export class Engine {
   private async checkSources(dag: PhysicalDag, file: string): Promise<string[]> {
     const problems: string[] = [];
     for (const n of dag.nodes) {
-      if (n.kind === "lookup-join" && n.connector === "filesystem") {
-        // A lookup join's filesystem table is loaded when the job opens: its files must be there.
-        try {
-          await listInputFiles(n.options.path ?? "", this.options.cwd);
-        } catch (e) {
-          const problem = e instanceof ConnectorError ? e.ofTable(n.table) : e;
-          problems.push(renderRuntimeError(problem, dag, this.catalog, this.scriptSource, file));
-        }
-        continue;
-      }
-      if (n.kind !== "source" && n.kind !== "sink") continue;
+      if (n.kind !== "source" && n.kind !== "sink" && n.kind !== "lookup-join") continue;
       let problem: unknown = null;
       try {
+        // A lookup table is opened when the job starts: only reached (e.g. its files must be there).
         if (n.kind === "source") this.connectors.source(n);
-        else this.connectors.sink(n);
-        problem = await checkReachable(n, this.options.cwd);
+        else if (n.kind === "sink") this.connectors.sink(n);
+        problem = await checkReachable(n, this.options.cwd, this.definitions);
       } catch (e) {
         problem = e instanceof ConnectorError ? e.ofTable(n.table) : e;
       }
@@ -486,7 +492,7 @@ export class Engine {
       this.out.err(`${opts.file}: error: ${checkpoints.message}`);
       return undefined;
     }
-    const delivery = deliveryProblems(dag, checkpoints.plan.config.intervalMs);
+    const delivery = deliveryProblems(dag, checkpoints.plan.config.intervalMs, this.catalog.connectors);
     if (delivery.length > 0) {
       for (const p of delivery) this.out.err(`${opts.file}: error: ${p}`);
       return undefined;
@@ -512,7 +518,7 @@ export class Engine {
     const file = opts.file;
     let plan: BackfillPlan;
     try {
-      plan = backfillDag(dag, replayId, Date.now());
+      plan = backfillDag(dag, replayId, Date.now(), this.catalog.connectors);
     } catch (e) {
       if (!(e instanceof BackfillError)) throw e;
       this.out.err(`${file}: error: backfill: ${e.message}`);
@@ -604,7 +610,8 @@ export class Engine {
     progress?.clear();
     const collects = dag.sinks.filter(
       (id) =>
-        dag.nodes[id]!.kind === "sink" && (dag.nodes[id] as { connector: string }).connector === "collect",
+        dag.nodes[id]!.kind === "sink" &&
+        (dag.nodes[id] as { connector: string }).connector === COLLECT_CONNECTOR,
     );
     if (collects.length > 0 && printers.size === 0) {
       new TableauPrinter(dag.nodes[collects[0]!]!.schema, (l) => this.out.out(l), zone).end();

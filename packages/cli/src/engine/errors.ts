@@ -1,5 +1,12 @@
 import { type Diagnostic, lex, renderDiagnostic, type Statement, type StringValue } from "@weir/parser";
-import { type Catalog, type PhysicalDag, redactOption, scrubSecrets, secretValues } from "@weir/planner";
+import {
+  type Catalog,
+  type ConnectorCatalog,
+  type PhysicalDag,
+  redactOption,
+  scrubSecrets,
+  secretValues,
+} from "@weir/planner";
 import { ConnectorError } from "@weir/runtime";
 import { sourceStack } from "../source-stack.js";
 
@@ -183,26 +190,31 @@ export function scrubOutput(text: string, secrets: readonly string[], script?: S
 }
 
 /**
- * A bad Kafka record (`topic t partition p offset o: ...`) names no table: the source of that
- * topic is found in the plan, and the hint names its format's `ignore-parse-errors` option.
+ * A bad record that names its position but no table (`topic t partition p offset o: ...`): the
+ * source whose record it is (its spec's `recordFormat`) is found in the plan, and the hint names
+ * its format's `ignore-parse-errors` option.
  */
-function kafkaRecordError(e: ConnectorError, dag: PhysicalDag): ConnectorError | undefined {
-  const m = /^topic (\S+) partition \d+ offset \d+$/.exec(e.location ?? "");
-  if (!m || e.domain !== "user") return undefined;
-  const sources = dag.nodes.filter(
-    (n) =>
-      n.kind === "source" &&
-      (n.connector === "kafka" || n.connector === "upsert-kafka") &&
-      (n.options.topic ?? "").split(";").some((t) => t.trim() === m[1]),
-  );
-  const node = sources[0];
-  if (sources.length !== 1 || node?.kind !== "source") return undefined;
-  const format = node.options["value.format"] ?? node.options.format ?? "json";
+function recordError(
+  e: ConnectorError,
+  dag: PhysicalDag,
+  connectors: ConnectorCatalog,
+): ConnectorError | undefined {
+  const location = e.location;
+  if (location === undefined || e.domain !== "user") return undefined;
+  const owners = dag.nodes.flatMap((n) => {
+    if (n.kind !== "source") return [];
+    const c = connectors.configureNode(n);
+    const format = c?.spec.source?.recordFormat?.(c.config, location) ?? null;
+    return format === null ? [] : [{ node: n, format }];
+  });
+  const owner = owners[0];
+  if (owners.length !== 1 || owner === undefined) return undefined;
+  const table = owner.node.table;
   return new ConnectorError(e.reason, e.domain, e.location, e.retryable, {
-    table: node.table,
+    table,
     hint:
       e.hint ??
-      `to skip records that do not parse (and count them), set '${format}.ignore-parse-errors' = 'true' on table '${node.table}'`,
+      `to skip records that do not parse (and count them), set '${owner.format}.ignore-parse-errors' = 'true' on table '${table}'`,
   });
 }
 
@@ -218,7 +230,7 @@ export function renderRuntimeError(
   file: string,
 ): string {
   if (e instanceof ConnectorError && e.table === undefined) {
-    const named = kafkaRecordError(e, dag);
+    const named = recordError(e, dag, catalog.connectors);
     if (named !== undefined) return renderRuntimeError(named, dag, catalog, source, file);
   }
   const message = e instanceof Error ? e.message : String(e);

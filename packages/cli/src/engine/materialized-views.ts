@@ -40,7 +40,7 @@ export class MaterializedViews {
   async prepare(bound: CreateMaterializedView, signal?: AbortSignal): Promise<TableTarget> {
     const view = bound.view;
     const url = view.options.url === undefined ? (await untilAborted(this.server(), signal)).url : undefined;
-    const target = materializedViewTarget(view, bound.plan, this.session.all(), url);
+    const target = materializedViewTarget(view, bound.plan, this.session.all(), url, this.catalog.connectors);
     await replaceViewTable(view.name, target.table.options, {
       fields: target.table.schema,
       key: target.table.primaryKey,

@@ -1,4 +1,5 @@
-import { dagSecrets, type PhysicalDag, scrubSecrets } from "@weir/planner";
+import { connectorCatalog } from "@weir/connectors";
+import { type ConnectorCatalog, dagSecrets, type PhysicalDag, scrubSecrets } from "@weir/planner";
 import { Job, type JobOptions, type JobResult } from "@weir/runtime";
 import { checkpointBytes, checkpointStateBytes } from "../engine/checkpointing.js";
 import { MetricsExposition, MetricsServer } from "./exposition.js";
@@ -27,7 +28,11 @@ export class MetricsHub {
    * Where alarm lines and the endpoint's address go (standard error; the shell prints them
    * above its prompt).
    */
-  constructor(public log: (line: string) => void) {}
+  constructor(
+    public log: (line: string) => void,
+    /** The connectors' specs (the engine's catalog's). */
+    private readonly connectors: ConnectorCatalog = connectorCatalog(),
+  ) {}
 
   /** The endpoint's URL, once it serves. */
   get url(): string | null {
@@ -71,7 +76,7 @@ export class MetricsHub {
         },
       },
     });
-    monitor = new JobMonitor(job, (l) => this.log(l));
+    monitor = new JobMonitor(job, (l) => this.log(l), Date.now, this.connectors);
     await this.serve(job.settings);
     await this.serveUi(job.settings);
     this.exposition.add(monitor);

@@ -1,4 +1,5 @@
-import { parseDuration } from "@weir/planner";
+import { connectorCatalog } from "@weir/connectors";
+import { type ConnectorCatalog, parseDuration } from "@weir/planner";
 import type { Job, JobMetrics } from "@weir/runtime";
 
 /** Every alarm line starts with this (grep for it; the rest of the line is for people). */
@@ -106,6 +107,8 @@ export class JobMonitor {
     readonly job: Job,
     private readonly log: (line: string) => void,
     private readonly now: () => number = Date.now,
+    /** The connectors' specs: which sources' splits are topic partitions. */
+    private readonly connectors: ConnectorCatalog = connectorCatalog(),
   ) {
     this.thresholds = alarmThresholds(job.settings);
   }
@@ -154,14 +157,14 @@ export class JobMonitor {
     const out: SourceSnapshot[] = [];
     for (const s of this.job.graph.sources()) {
       const lag = s.task.reader.lag?.() ?? {};
-      const kafka = s.node.connector === "kafka" || s.node.connector === "upsert-kafka";
+      const topicPartition = this.connectors.spec(s.node.connector)?.source?.topicPartition;
       const splits = new Map<string, SplitSnapshot>();
       const split = (id: string, wm: number | null, last: number | null, idle: boolean): SplitSnapshot => {
-        const m = kafka ? /^(.*)-(\d+)$/.exec(id) : null;
+        const m = topicPartition?.(id) ?? null;
         return {
           split: id,
-          topic: m ? m[1]! : null,
-          partition: m ? m[2]! : null,
+          topic: m ? m.topic : null,
+          partition: m ? m.partition : null,
           watermark: wm,
           lastActivity: last,
           idle,

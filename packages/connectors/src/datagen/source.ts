@@ -10,6 +10,7 @@ import {
 } from "@weir/runtime";
 import { type FieldGenerator, fieldSpec } from "./fields.js";
 import { Prng } from "./prng.js";
+import type { DatagenConfig } from "./spec.js";
 
 const SPLIT = "datagen";
 
@@ -29,11 +30,15 @@ export class DatagenSource implements SourceReader {
   private startedAt = 0;
   private emittedAtStart = 0;
 
-  constructor(private readonly clock: () => number) {}
+  constructor(
+    private readonly clock: () => number,
+    private readonly config: DatagenConfig,
+  ) {}
 
   async open(ctx: SourceReaderContext): Promise<void> {
     const { node } = ctx;
     const o = node.options;
+    const c = this.config;
     const counts: number[] = [];
     node.columns.forEach((c, i) => {
       if (c.kind === "computed") return;
@@ -43,33 +48,33 @@ export class DatagenSource implements SourceReader {
       this.gens.push(spec.generate);
       if (spec.count !== null) counts.push(spec.count);
     });
-    const rows = o["number-of-rows"];
+    const rows = c.numberOfRows;
     if (rows !== undefined) {
-      const n = Number(rows);
-      if (!Number.isSafeInteger(n) || n < 0) {
+      if (!Number.isSafeInteger(rows) || rows < 0) {
         throw new ConnectorError(
-          `option 'number-of-rows' must be a non-negative integer, got '${rows}'`,
+          `option 'number-of-rows' must be a non-negative integer, got '${o["number-of-rows"]}'`,
           "user",
         );
       }
-      counts.push(n);
+      counts.push(rows);
     }
     this.total = counts.length > 0 ? Math.min(...counts) : Number.POSITIVE_INFINITY;
-    const rps = o["rows-per-second"];
+    const rps = c.rowsPerSecond;
     if (rps !== undefined) {
-      const n = Number(rps);
-      if (!(n > 0))
-        throw new ConnectorError(`option 'rows-per-second' must be positive, got '${rps}'`, "user");
-      this.rowsPerSecond = n;
+      if (!(rps > 0))
+        throw new ConnectorError(
+          `option 'rows-per-second' must be positive, got '${o["rows-per-second"]}'`,
+          "user",
+        );
+      this.rowsPerSecond = rps;
     } else if (this.total === Number.POSITIVE_INFINITY) {
       this.rowsPerSecond = 10_000;
     }
-    const seed = o.seed;
+    const seed = c.seed;
     if (seed !== undefined) {
-      const n = Number(seed);
-      if (!Number.isSafeInteger(n))
-        throw new ConnectorError(`option 'seed' must be an integer, got '${seed}'`, "user");
-      this.rng = Prng.fromSeed(n);
+      if (!Number.isSafeInteger(seed))
+        throw new ConnectorError(`option 'seed' must be an integer, got '${o.seed}'`, "user");
+      this.rng = Prng.fromSeed(seed);
     } else {
       this.rng = Prng.fromSeed(Math.floor(Math.random() * 2 ** 32));
     }

@@ -1,5 +1,6 @@
 import { type FileHandle, mkdir, open } from "node:fs/promises";
 import { dirname, extname, isAbsolute, join, resolve } from "node:path";
+import { deliveryProblem } from "@weir/planner";
 import {
   type ChangeBatch,
   ConnectorError,
@@ -12,6 +13,7 @@ import {
 import type * as A from "apache-arrow";
 import { Arrow } from "../formats/arrow-lib.js";
 import { ArrowBatchEncoder } from "../formats/arrow-write.js";
+import { type FilesystemConfig, filesystemSpec } from "./spec.js";
 
 /** Extensions that make an arrow sink's `'path'` a single output file rather than a directory. */
 export const ARROW_FILE_EXTENSIONS: readonly string[] = [".arrow", ".feather", ".ipc"];
@@ -60,19 +62,18 @@ export class ArrowFileSink implements SinkWriter {
   private bytesWritten = 0;
   private file = "";
 
+  constructor(private readonly config: FilesystemConfig) {}
+
   async open(ctx: SinkWriterContext): Promise<void> {
     const { node } = ctx;
-    const path = node.options.path;
+    const path = this.config.path;
     if (path === undefined)
       throw new ConnectorError("option 'path' is required for the filesystem connector", "user");
     this.encoder = new ArrowBatchEncoder(node.tableSchema);
     this.file = arrowSinkFilePath(path, ctx.cwd);
-    if ((node.options["sink.delivery-guarantee"] ?? "at-least-once") === "exactly-once")
-      throw new ConnectorError(
-        "format 'arrow' has no exactly-once mode (its file is written as it goes and finished at close): use 'at-least-once' or a line format",
-        "user",
-        `file ${this.file}`,
-      );
+    // Before anything is opened: the one refusal `weir run` makes up front (no exactly-once mode).
+    const problem = deliveryProblem(filesystemSpec.sink!, this.config, ctx.checkpointIntervalMs ?? 0);
+    if (problem !== null) throw new ConnectorError(problem, "user", `file ${this.file}`);
     if (ctx.restoring)
       throw new ConnectorError(
         "a restored job cannot continue an Arrow IPC file (its footer is written at close, and reopening would truncate the committed output): write to a new path, or use a line format (json, csv) for jobs that restore",

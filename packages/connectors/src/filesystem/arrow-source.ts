@@ -14,6 +14,7 @@ import { Arrow } from "../formats/arrow-lib.js";
 import { ArrowTypeMismatch, type ArrowValueReader, compileArrowReader } from "../formats/arrow-read.js";
 import { FormatError } from "../formats/errors.js";
 import { fileMetadata, type InputFile, listInputFiles } from "./files.js";
+import type { FilesystemConfig } from "./spec.js";
 
 /** Per-file progress: the next row to return is row `row` of record batch `batch`. */
 interface ArrowFilePosition {
@@ -99,6 +100,8 @@ export class ArrowFileSource implements SourceReader {
   /** Per physical column of the open file: its child index in the batches and its reader. */
   private columns: { child: number; read: ArrowValueReader }[] = [];
 
+  constructor(private readonly config: FilesystemConfig) {}
+
   async open(ctx: SourceReaderContext): Promise<void> {
     const { node } = ctx;
     node.columns.forEach((c, i) => {
@@ -109,7 +112,7 @@ export class ArrowFileSource implements SourceReader {
         this.layout.push(fileMetadata(c.key));
       }
     });
-    const path = node.options.path;
+    const path = this.config.path;
     if (path === undefined)
       throw new ConnectorError("option 'path' is required for the filesystem connector", "user");
     const start: ArrowFilePosition = { batch: 0, row: 0, done: false };

@@ -7,15 +7,21 @@ import {
   type Row,
   type SourceReader,
 } from "@weir/runtime";
+import { parseNodeConfig } from "../node-config.js";
 import { ArrowFileSource } from "./arrow-source.js";
 import { FilesystemSource } from "./source.js";
+import { type FilesystemConfig, filesystemSpec } from "./spec.js";
 
 const NO_ROWS: readonly Row[] = [];
 /** Rows per poll of the file reader while the cache loads. */
 const LOAD_BATCH = 8192;
 
-export function createFilesystemLookup(node: LookupJoinNode, ctx: LookupSourceContext): LookupSource {
-  return new FilesystemLookupSource(node, ctx);
+export function createFilesystemLookup(
+  node: LookupJoinNode,
+  ctx: LookupSourceContext,
+  config: FilesystemConfig = parseNodeConfig(filesystemSpec, node),
+): LookupSource {
+  return new FilesystemLookupSource(node, ctx, config);
 }
 
 /**
@@ -40,6 +46,7 @@ export class FilesystemLookupSource implements LookupSource {
   constructor(
     private readonly node: LookupJoinNode,
     private readonly ctx: LookupSourceContext,
+    private readonly config: FilesystemConfig,
   ) {}
 
   get cacheSize(): number {
@@ -119,7 +126,7 @@ export class FilesystemLookupSource implements LookupSource {
       projectedColumns: null,
     };
     const reader: SourceReader =
-      node.options.format === "arrow" ? new ArrowFileSource() : new FilesystemSource();
+      this.config.format === "arrow" ? new ArrowFileSource(this.config) : new FilesystemSource(this.config);
     const index = new Map<unknown, Row[]>();
     const keys = node.dimKeys;
     const key = new Array<unknown>(keys.length);

@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
 import { type FileHandle, mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, extname, isAbsolute, join, resolve } from "node:path";
+import { deliveryProblem } from "@weir/planner";
 import {
   type ChangeBatch,
   ConnectorError,
@@ -13,6 +14,7 @@ import { ByteOut } from "../formats/byte-out.js";
 import { csvHeader } from "../formats/csv.js";
 import { FormatOptions, type RecordEncoder } from "../formats/format.js";
 import { formatFactory } from "../formats/registry.js";
+import { type FilesystemConfig, filesystemSpec } from "./spec.js";
 
 /** Extensions that make `'path'` a single output file rather than a directory. */
 export const SINGLE_FILE_EXTENSIONS: readonly string[] = [".json", ".jsonl", ".ndjson", ".csv", ".txt"];
@@ -98,24 +100,21 @@ export class FilesystemSink implements SinkWriter {
   /** The header goes before the lines of the next flush. */
   private headerPending = false;
 
+  constructor(private readonly config: FilesystemConfig) {}
+
   get transactional(): boolean {
     return this.exactlyOnce;
   }
 
   async open(ctx: SinkWriterContext): Promise<void> {
     const { node } = ctx;
-    const path = node.options.path;
+    const path = this.config.path;
     if (path === undefined)
       throw new ConnectorError("option 'path' is required for the filesystem connector", "user");
-    const guarantee = (node.options["sink.delivery-guarantee"] ?? "at-least-once").toLowerCase();
-    this.exactlyOnce = guarantee === "exactly-once";
-    if (this.exactlyOnce && !((ctx.checkpointIntervalMs ?? 0) > 0))
-      throw new ConnectorError(
-        "'sink.delivery-guarantee' = 'exactly-once' commits at checkpoints: enable checkpointing (SET 'execution.checkpointing.interval' = '10 s' and 'execution.checkpointing.dir'), or use 'at-least-once'",
-        "user",
-        `sink ${node.table}`,
-      );
-    const format = formatFactory(node.options.format);
+    this.exactlyOnce = this.config.delivery === "exactly-once";
+    const problem = deliveryProblem(filesystemSpec.sink!, this.config, ctx.checkpointIntervalMs ?? 0);
+    if (problem !== null) throw new ConnectorError(problem, "user", `sink ${node.table}`);
+    const format = formatFactory(this.config.format);
     const options = new FormatOptions(node.options, format.name);
     try {
       this.encoder = format.encoder(node.tableSchema, options);

@@ -1,4 +1,4 @@
-import { type DataType, type Field, parseDuration } from "@weir/planner";
+import type { DataType, Field } from "@weir/planner";
 import {
   ChangeBatchBuilder,
   ConnectorError,
@@ -14,6 +14,7 @@ import { FormatOptions, nestedProjectionOf, type RecordDecoder } from "../format
 import { formatFactory } from "../formats/registry.js";
 import { fileMetadata, type InputFile, listInputFiles } from "./files.js";
 import { LineReader } from "./line-reader.js";
+import type { FilesystemConfig } from "./spec.js";
 
 /** `origins.raw` when the source did not ask for the records (`recordRaw`). */
 const NO_RAW: readonly unknown[] = [];
@@ -58,6 +59,8 @@ export class FilesystemSource implements SourceReader {
   private blankIsNoRecord = false;
   /** `'source.monitor-interval'` in ms; 0: bounded (read the files listed at open, then end). */
   private monitorMs = 0;
+
+  constructor(private readonly config: FilesystemConfig) {}
   /** When the path is listed again (monitoring). */
   private nextScanAt = 0;
   private path = "";
@@ -106,7 +109,7 @@ export class FilesystemSource implements SourceReader {
     if (ctx.rowtime !== undefined && wm !== undefined && node.columns[wm]?.kind === "computed")
       this.rowtime = ctx.rowtime;
     const spare = this.rowtime !== null && this.identity ? 1 : 0;
-    const format = formatFactory(node.options.format);
+    const format = formatFactory(this.config.format);
     this.formatName = format.name;
     // The JSON formats read a blank line as no record (csv and raw read it as a record).
     this.blankIsNoRecord = format.name.endsWith("json");
@@ -127,12 +130,12 @@ export class FilesystemSource implements SourceReader {
     } catch (e) {
       throw e instanceof ConnectorError ? e : new ConnectorError((e as Error).message, "user");
     }
-    const path = node.options.path;
+    const path = this.config.path;
     if (path === undefined)
       throw new ConnectorError("option 'path' is required for the filesystem connector", "user");
-    const monitor = node.options["source.monitor-interval"];
+    const monitor = this.config.monitorInterval;
     if (monitor !== undefined) {
-      const ms = parseDuration(monitor);
+      const ms = this.config.monitorIntervalMs;
       if (ms === undefined || ms <= 0) {
         throw new ConnectorError(
           `'source.monitor-interval' = '${monitor}' is not a positive duration (e.g. '10 s'); leave it out for a bounded read`,

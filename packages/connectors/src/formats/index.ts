@@ -13,4 +13,5 @@ export * from "./json-values.js";
 export * from "./json-writer.js";
 export * from "./raw.js";
 export * from "./registry.js";
+export * from "./spec.js";
 export * from "./temporal.js";

@@ -1,4 +1,4 @@
-import type { SinkNode } from "@weir/planner";
+import { deliveryProblem, type SinkNode } from "@weir/planner";
 import {
   type ChangeBatch,
   ConnectorError,
@@ -11,39 +11,13 @@ import { FormatOptions } from "../formats/format.js";
 import type { KafkaAdmin, KafkaClient, KafkaConnect, KafkaOutgoingMessage, KafkaProducer } from "./client.js";
 import { type MessageEncoder, messageEncoder } from "./codec.js";
 import { connectionConfig, type KafkaColumn, type KafkaLayout, kafkaLayout, topicList } from "./options.js";
+import { DEFAULT_TRANSACTION_TIMEOUT_MS, type KafkaConfig, kafkaSpecOf } from "./spec.js";
 
 /** Messages per `send`: each send is awaited before the next, so order is kept across them. */
 const SEND_CHUNK = 5_000;
 const CHANGELOG_FORMATS = new Set(["changelog-json", "debezium-json"]);
 
 type Partitioner = "default" | "fixed" | "round-robin";
-
-/** The transaction timeout when `'properties.transaction.timeout.ms'` is not set (the client's default). */
-export const DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000;
-
-/**
- * What stops a Kafka sink's `'sink.delivery-guarantee'` from working with this checkpoint interval
- * (0: no checkpoints), or null: exactly-once needs checkpointing, a `'sink.transactional-id-prefix'`
- * and a transaction timeout longer than the interval. Checked at open and by `--dry-run`.
- */
-export function kafkaDeliveryProblem(
-  options: Readonly<Record<string, string>>,
-  checkpointIntervalMs: number,
-): string | null {
-  if ((options["sink.delivery-guarantee"] ?? "at-least-once") !== "exactly-once") return null;
-  if (checkpointIntervalMs <= 0)
-    return "'sink.delivery-guarantee' = 'exactly-once' commits at checkpoints: enable checkpointing (SET 'execution.checkpointing.interval' = '10 s' and 'execution.checkpointing.dir'), or use 'at-least-once'";
-  const prefix = options["sink.transactional-id-prefix"];
-  if (prefix === undefined || prefix.trim() === "")
-    return "'sink.delivery-guarantee' = 'exactly-once' needs 'sink.transactional-id-prefix' (unique per job writing to the cluster, stable across restores)";
-  const text = options["properties.transaction.timeout.ms"];
-  const timeout = text === undefined ? DEFAULT_TRANSACTION_TIMEOUT_MS : Number(text);
-  if (!Number.isInteger(timeout) || timeout <= 0)
-    return `'properties.transaction.timeout.ms' = '${text}' is not a positive number of milliseconds`;
-  if (timeout <= checkpointIntervalMs)
-    return `'properties.transaction.timeout.ms' (${timeout} ms${text === undefined ? ", the default" : ""}) must be larger than the checkpoint interval (${checkpointIntervalMs} ms): raise it (at most the broker's transaction.max.timeout.ms) or checkpoint more often`;
-  return null;
-}
 
 /** Exactly-once: the messages of one epoch (between two checkpoints), staged until it commits. */
 interface KafkaEpoch {
@@ -98,10 +72,10 @@ export function checkKafkaSink(node: SinkNode): string {
 }
 
 /** The checks a Kafka sink makes of its table when it opens, without connecting (for `--dry-run`). */
-export function checkKafkaSinkTable(node: SinkNode): void {
+export function checkKafkaSinkTable(node: SinkNode, config: KafkaConfig): void {
   new KafkaSinkWriter(() => {
     throw new Error("not connected");
-  }).configure(node);
+  }, config).configure(node);
 }
 
 export class KafkaSinkWriter implements SinkWriter {
@@ -131,7 +105,10 @@ export class KafkaSinkWriter implements SinkWriter {
   private timestampColumn = -1;
   private headersColumn = -1;
 
-  constructor(private readonly connect: KafkaConnect) {}
+  constructor(
+    private readonly connect: KafkaConnect,
+    private readonly config: KafkaConfig,
+  ) {}
 
   /**
    * Everything the sink checks of its table before it connects (topic, metadata columns, key and
@@ -140,7 +117,7 @@ export class KafkaSinkWriter implements SinkWriter {
   configure(node: SinkNode): void {
     const options = node.options;
     this.table = node.table;
-    this.upsert = node.connector === "upsert-kafka";
+    this.upsert = this.config.upsert;
     this.topic = checkKafkaSink(node);
     const metadata = new Map((node.metadataColumns ?? []).map((m) => [m.column, m.key]));
     this.timestampColumn = [...metadata].find(([, k]) => k === "timestamp")?.[0] ?? -1;
@@ -174,9 +151,12 @@ export class KafkaSinkWriter implements SinkWriter {
     const node = ctx.node;
     const options = node.options;
     this.configure(node);
-    const guarantee = options["sink.delivery-guarantee"] ?? "at-least-once";
-    this.eosRequested = guarantee === "exactly-once";
-    const problem = kafkaDeliveryProblem(options, ctx.checkpointIntervalMs ?? 0);
+    this.eosRequested = this.config.delivery === "exactly-once";
+    const problem = deliveryProblem(
+      kafkaSpecOf(node.connector).sink!,
+      this.config,
+      ctx.checkpointIntervalMs ?? 0,
+    );
     if (problem !== null) throw new ConnectorError(problem, "user", `table ${node.table}`);
     if (this.eosRequested && !(ctx.jobId && ctx.sinkId))
       throw new ConnectorError(
@@ -206,7 +186,7 @@ export class KafkaSinkWriter implements SinkWriter {
     let transactionalId: string | undefined;
     if (this.eosRequested) {
       // Stable per sink subtask: a restarted job's producer fences the crashed one's.
-      transactionalId = `${options["sink.transactional-id-prefix"]}-${ctx.subtaskIndex ?? 0}`;
+      transactionalId = `${this.config.transactionalIdPrefix}-${ctx.subtaskIndex ?? 0}`;
       const admin = this.client.admin();
       try {
         await admin.connect();
@@ -220,7 +200,7 @@ export class KafkaSinkWriter implements SinkWriter {
       }
       this.exactlyOnce = { group: `${transactionalId}.weir-progress.${ctx.jobId}`, admin };
     }
-    const timeout = options["properties.transaction.timeout.ms"];
+    const timeout = this.config.transactionTimeout;
     const producer = this.client.producer({
       idempotent: true,
       maxInFlightRequests: 1,

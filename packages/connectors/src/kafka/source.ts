@@ -12,6 +12,7 @@ import {
 } from "@weir/runtime";
 import { FormatError } from "../formats/errors.js";
 import { FormatOptions, nestedProjectionOf } from "../formats/format.js";
+import { parseNodeConfig } from "../node-config.js";
 import type {
   KafkaAdmin,
   KafkaBatch,
@@ -43,6 +44,7 @@ import {
   topicList,
 } from "./options.js";
 import { findRestoreGaps, gapSize, restoreGapError, type SavedPartition } from "./restore-gaps.js";
+import { type KafkaConfig, kafkaSpecOf } from "./spec.js";
 
 /**
  * Per topic-partition progress. Invariant: `next ≤ fetched`; the records in `[next, fetched)` are
@@ -221,7 +223,11 @@ export class KafkaSourceReader implements SourceReader {
   /** Wakes a poll that waits for a batch (see `batchArrival`). */
   private arrival: (() => void) | null = null;
 
-  constructor(private readonly connect: KafkaConnect) {}
+  /** `config`: the spec's parse of the node's options (`kafkaSpec`); by default read from them at open. */
+  constructor(
+    private readonly connect: KafkaConnect,
+    private readonly config?: KafkaConfig,
+  ) {}
 
   async open(ctx: SourceReaderContext): Promise<void> {
     const { node } = ctx;
@@ -230,14 +236,15 @@ export class KafkaSourceReader implements SourceReader {
     this.rowtime = ctx.rowtime ?? null;
     this.onBadRecord = ctx.onBadRecord;
     if (ctx.recordOrigins) this.origins = { records: [], indexes: [] };
-    this.upsert = node.connector === "upsert-kafka";
+    const config = this.config ?? parseNodeConfig(kafkaSpecOf(node.connector), node);
+    this.upsert = config.upsert;
     // upsert-kafka reads the whole compacted topic (Flink's connector has no startup mode).
     const options: Readonly<Record<string, string>> =
       this.upsert && node.options["scan.startup.mode"] === undefined
         ? { ...node.options, "scan.startup.mode": "earliest-offset" }
         : node.options;
-    this.groupId = options["properties.group.id"];
-    this.bounded = (options["scan.bounded.mode"] ?? "unbounded") !== "unbounded";
+    this.groupId = config.groupId;
+    this.bounded = config.bounded;
     // A bounded read ends at the end offsets resolved at open: it discovers no partitions.
     const discovery = options["scan.topic-partition-discovery.interval"];
     this.discoveryMs = this.bounded

@@ -44,8 +44,12 @@ interface ColumnPlan {
 }
 
 /** `clock` (epoch ms) sets the default base time and paces `'rate.limited'` mode. */
-export function createNexmarkSource(node: SourceNode, clock: () => number = Date.now): SourceReader {
-  return new NexmarkSource(node, clock);
+export function createNexmarkSource(
+  node: SourceNode,
+  clock: () => number = Date.now,
+  config?: NexmarkConfig,
+): SourceReader {
+  return new NexmarkSource(node, clock, config);
 }
 
 /**
@@ -65,11 +69,13 @@ export class NexmarkSource implements SourceReader {
   private restoredBaseTime: number | null = null;
   private wallclockBase = 0;
 
+  /** `config`: the spec's parse of the node's options (`nexmarkSpec`); by default read from them here. */
   constructor(
     node: SourceNode,
     private readonly clock: () => number = Date.now,
+    config?: NexmarkConfig,
   ) {
-    this.config = parseNexmarkConfig(node.options);
+    this.config = config ?? parseNexmarkConfig(node.options);
     this.plan = planColumns(node);
     this.canonical =
       this.plan.length === 4 && this.plan.every((p, i) => p.slot === i - 1 && p.fields === null);

@@ -1,6 +1,6 @@
 import { userInfo } from "node:os";
 import type pg from "pg";
-import type { PgConnectionSettings } from "./options.js";
+import { type PgConnectionSettings, type PostgresOptions, readPostgresOptions } from "./options.js";
 
 /**
  * The part of a Postgres connection the connector uses, as a shape (STYLE.md: depend on shapes,
@@ -48,6 +48,19 @@ const TEXT_TYPES = {
 };
 
 /** A {@link PgConnect} over the real `pg` client (PG* environment variables fill what is unset). */
+/**
+ * A reader's or writer's options — as its spec parsed them (`opts`), else read from the node —
+ * and its connections: a test's `connect`, else `pg` with the options' settings.
+ */
+export function pgEndpoint(
+  node: { readonly table: string; readonly options: Readonly<Record<string, string>> },
+  connect: PgConnect | undefined,
+  opts: PostgresOptions | undefined,
+): { readonly opts: PostgresOptions; readonly connect: PgConnect } {
+  const o = opts ?? readPostgresOptions(node.table, node.options);
+  return { opts: o, connect: connect ?? connectPg(o.connection) };
+}
+
 export function connectPg(settings: PgConnectionSettings): PgConnect {
   return async () => {
     const { Client } = await loadPg();

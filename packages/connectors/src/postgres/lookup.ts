@@ -1,8 +1,8 @@
 import type { Field, LookupJoinNode } from "@weir/planner";
 import { ConnectorError, type LookupSource, type Row } from "@weir/runtime";
 import { FormatError } from "../formats/errors.js";
-import { connectPg, type PgConnect, type PgConnection, type PgParam } from "./client.js";
-import { type PostgresOptions, readPostgresOptions } from "./options.js";
+import { type PgConnect, type PgConnection, type PgParam, pgEndpoint } from "./client.js";
+import type { PostgresOptions } from "./options.js";
 import { type BoundTable, bindTable } from "./table.js";
 import { compileValueDecoder, compileValueEncoder, type ValueDecoder, type ValueEncoder } from "./values.js";
 
@@ -53,9 +53,9 @@ export class PostgresLookupSource implements LookupSource {
   constructor(
     private readonly node: LookupJoinNode,
     deps: PostgresLookupDeps,
+    opts?: PostgresOptions,
   ) {
-    this.opts = readPostgresOptions(node.table, node.options);
-    this.connect = deps.connect ?? connectPg(this.opts.connection);
+    ({ opts: this.opts, connect: this.connect } = pgEndpoint(node, deps.connect, opts));
     this.fields = node.dimSchema;
     this.maxRetries = node.lookup.maxRetries;
   }

@@ -1,10 +1,16 @@
-import { parseDuration, redactUrl } from "@weir/planner";
+import {
+  type DeliveryGuarantee,
+  type OptionProblem,
+  OptionReader,
+  readDeliveryGuarantee,
+  redactUrl,
+} from "@weir/planner";
 import { ConnectorError } from "@weir/runtime";
 
 /**
- * The `WITH (...)` options of a `postgres` / `jdbc` table, read once at construction. Option
- * names and types were checked at plan time (planner `connector-options.ts`); this only gives
- * them their defaults and meaning.
+ * The `WITH (...)` options of a `postgres` / `jdbc` table: the config its spec parses
+ * (`spec.ts`), which the sink, the source, the lookup source and `weir check` read. Option names
+ * and types were checked at plan time; this gives them their defaults and meaning.
  */
 export interface PostgresOptions {
   /** Connection settings for `pg` (absent keys fall back to the PG* environment variables). */
@@ -26,7 +32,7 @@ export interface PostgresOptions {
    * one transaction with the sink's progress row; `none` flushes as it goes (no difference from
    * at-least-once for this sink, whose flushes are awaited at checkpoints).
    */
-  readonly deliveryGuarantee: "none" | "at-least-once" | "exactly-once";
+  readonly deliveryGuarantee: DeliveryGuarantee;
 }
 
 export interface PgConnectionSettings {
@@ -41,56 +47,75 @@ export interface QualifiedName {
   readonly name: string;
 }
 
-export function readPostgresOptions(
+/**
+ * The options of a `postgres` / `jdbc` table named `table`, with the problems of a URL that is
+ * not a PostgreSQL one and of a table name that does not parse (`urlHint` says what a good URL
+ * looks like for the connector). Other values were checked against the option types at plan
+ * time: one that does not read as its type gives the default.
+ */
+export function parsePostgresOptions(
   table: string,
   options: Readonly<Record<string, string>>,
-): PostgresOptions {
-  const where = `table ${table}`;
+  urlHint?: string,
+): { readonly options: PostgresOptions; readonly problems: OptionProblem[] } {
+  const problems: OptionProblem[] = [];
+  const r = new OptionReader(options);
   const url = options.url;
   let connectionString: string | undefined;
   if (url !== undefined) {
     if (url.startsWith("jdbc:postgresql:")) connectionString = url.slice("jdbc:".length);
     else if (/^postgres(ql)?:/.test(url)) connectionString = url;
-    else {
-      throw new ConnectorError(
-        `option 'url' = '${redactUrl(url)}' is not a Postgres URL (expected postgres://host:port/db or jdbc:postgresql://host:port/db)`,
-        "user",
-        where,
-      );
-    }
+    else
+      problems.push({
+        key: "url",
+        at: "value",
+        message: `option 'url' = '${redactUrl(url)}' is not a PostgreSQL URL`,
+        ...(urlHint !== undefined ? { hint: urlHint } : {}),
+      });
   }
   const connection: PgConnectionSettings = {
     ...(connectionString !== undefined ? { connectionString } : {}),
     ...(options.username !== undefined ? { user: options.username } : {}),
     ...(options.password !== undefined ? { password: options.password } : {}),
   };
+  let name: QualifiedName = { schema: null, name: table };
+  try {
+    name = parseQualifiedName(options["table-name"] ?? table, `table ${table}`);
+  } catch (e) {
+    if (!(e instanceof ConnectorError)) throw e;
+    problems.push({ key: "table-name", at: "value", message: `option 'table-name': ${e.reason}` });
+  }
+  const nonNegative = (key: string, dflt: number) => {
+    const n = r.int(key);
+    return n === undefined || n < 0 ? dflt : n;
+  };
+  const delivery = readDeliveryGuarantee(options);
   return {
-    connection,
-    table: parseQualifiedName(options["table-name"] ?? table, where),
-    maxRows: intOption(options, "sink.buffer-flush.max-rows", 500, where),
-    intervalMs: durationOption(options, "sink.buffer-flush.interval", 1000, where),
-    maxRetries: intOption(options, "sink.max-retries", 3, where),
-    versionColumn: options["sink.version-column"] ?? null,
-    finalColumn: options["sink.final-column"] ?? null,
-    createTable: (options["sink.create-table"] ?? "false").toLowerCase() === "true",
-    fetchSize: Math.max(1, intOption(options, "scan.fetch-size", 1000, where)),
-    deliveryGuarantee: deliveryGuarantee(options, where),
+    options: {
+      connection,
+      table: name,
+      maxRows: nonNegative("sink.buffer-flush.max-rows", 500),
+      intervalMs: r.duration("sink.buffer-flush.interval") ?? 1000,
+      maxRetries: nonNegative("sink.max-retries", 3),
+      versionColumn: options["sink.version-column"] ?? null,
+      finalColumn: options["sink.final-column"] ?? null,
+      createTable: r.bool("sink.create-table") ?? false,
+      fetchSize: Math.max(1, nonNegative("scan.fetch-size", 1000)),
+      deliveryGuarantee: delivery,
+    },
+    problems,
   };
 }
 
-function deliveryGuarantee(
-  o: Readonly<Record<string, string>>,
-  where: string,
-): PostgresOptions["deliveryGuarantee"] {
-  const text = o["sink.delivery-guarantee"];
-  if (text === undefined) return "at-least-once";
-  const v = text.trim().toLowerCase();
-  if (v === "none" || v === "at-least-once" || v === "exactly-once") return v;
-  throw new ConnectorError(
-    `option 'sink.delivery-guarantee' = '${text}' is not one of 'none', 'at-least-once', 'exactly-once'`,
-    "user",
-    where,
-  );
+/** {@link parsePostgresOptions}, failing on its first problem (a node planned elsewhere). */
+export function readPostgresOptions(
+  table: string,
+  options: Readonly<Record<string, string>>,
+): PostgresOptions {
+  const parsed = parsePostgresOptions(table, options);
+  const first = parsed.problems[0];
+  if (first !== undefined) throw new ConnectorError(first.message, "user", `table ${table}`);
+  return parsed.options;
 }
 
 /**
@@ -146,33 +171,4 @@ export function quoteIdent(name: string): string {
 
 export function formatQualifiedName(q: QualifiedName): string {
   return q.schema === null ? quoteIdent(q.name) : `${quoteIdent(q.schema)}.${quoteIdent(q.name)}`;
-}
-
-function intOption(o: Readonly<Record<string, string>>, key: string, dflt: number, where: string): number {
-  const text = o[key];
-  if (text === undefined) return dflt;
-  const n = Number(text.trim());
-  if (!Number.isInteger(n) || n < 0) {
-    throw new ConnectorError(`option '${key}' = '${text}' is not a non-negative integer`, "user", where);
-  }
-  return n;
-}
-
-function durationOption(
-  o: Readonly<Record<string, string>>,
-  key: string,
-  dflt: number,
-  where: string,
-): number {
-  const text = o[key];
-  if (text === undefined) return dflt;
-  const ms = parseDuration(text);
-  if (ms === undefined) {
-    throw new ConnectorError(
-      `option '${key}' = '${text}' is not a duration (e.g. '1 s', '500 ms')`,
-      "user",
-      where,
-    );
-  }
-  return ms;
 }

@@ -1,5 +1,5 @@
 import type { SinkNode } from "@weir/planner";
-import { formatType } from "@weir/planner";
+import { EXACTLY_ONCE_NEEDS_CHECKPOINTS, formatType } from "@weir/planner";
 import {
   type ChangeBatch,
   ConnectorError,
@@ -12,8 +12,8 @@ import {
   type SinkWriter,
   type SinkWriterContext,
 } from "@weir/runtime";
-import { connectPg, isConnectionError, type PgConnect, type PgConnection, sqlState } from "./client.js";
-import { type PostgresOptions, readPostgresOptions } from "./options.js";
+import { isConnectionError, type PgConnect, type PgConnection, pgEndpoint, sqlState } from "./client.js";
+import type { PostgresOptions } from "./options.js";
 import { SinkProgress } from "./progress.js";
 import { type PendingKey, type ReducedChanges, UpsertReducer } from "./reduce.js";
 import { type Statement, StatementBuilder } from "./statements.js";
@@ -123,9 +123,9 @@ export class PostgresSinkWriter implements SinkWriter {
   constructor(
     private readonly node: SinkNode,
     deps: PostgresSinkDeps,
+    opts?: PostgresOptions,
   ) {
-    this.opts = readPostgresOptions(node.table, node.options);
-    this.connect = deps.connect ?? connectPg(this.opts.connection);
+    ({ opts: this.opts, connect: this.connect } = pgEndpoint(node, deps.connect, opts));
     this.sleep = deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.key = node.primaryKey && node.primaryKey.length > 0 ? node.primaryKey : null;
     const t = this.opts.table;
@@ -195,11 +195,7 @@ export class PostgresSinkWriter implements SinkWriter {
   async open(ctx: SinkWriterContext): Promise<void> {
     this.ctx = ctx;
     if (this.transactional && !((ctx.checkpointIntervalMs ?? 0) > 0 && ctx.jobId && ctx.sinkId)) {
-      throw new ConnectorError(
-        "'sink.delivery-guarantee' = 'exactly-once' commits at checkpoints: enable checkpointing (SET 'execution.checkpointing.interval' = '10 s' and 'execution.checkpointing.dir'), or use 'at-least-once'",
-        "user",
-        `sink ${this.node.table}`,
-      );
+      throw new ConnectorError(EXACTLY_ONCE_NEEDS_CHECKPOINTS, "user", `sink ${this.node.table}`);
     }
     let conn: PgConnection;
     for (let attempt = 0; ; attempt++) {

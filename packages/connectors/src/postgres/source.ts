@@ -8,8 +8,8 @@ import {
   type SourceReaderContext,
 } from "@weir/runtime";
 import { FormatError } from "../formats/errors.js";
-import { connectPg, type PgConnect, type PgConnection } from "./client.js";
-import { type PostgresOptions, readPostgresOptions } from "./options.js";
+import { type PgConnect, type PgConnection, pgEndpoint } from "./client.js";
+import type { PostgresOptions } from "./options.js";
 import { bindTable } from "./table.js";
 import { compileValueDecoder, type ValueDecoder } from "./values.js";
 
@@ -52,9 +52,9 @@ export class PostgresSourceReader implements SourceReader {
   constructor(
     private readonly node: SourceNode,
     deps: PostgresSourceDeps,
+    opts?: PostgresOptions,
   ) {
-    this.opts = readPostgresOptions(node.table, node.options);
-    this.connect = deps.connect ?? connectPg(this.opts.connection);
+    ({ opts: this.opts, connect: this.connect } = pgEndpoint(node, deps.connect, opts));
     const fields: Field[] = [];
     node.columns.forEach((c, i) => {
       if (c.kind === "computed") return;

@@ -7,7 +7,6 @@ import type {
   CatalogWatermark,
   OptionSpans,
 } from "../catalog/catalog.js";
-import { checkDatagenFields, checkMetadataColumn, validateOptions } from "../catalog/connector-options.js";
 import { parseDuration } from "../catalog/durations.js";
 import {
   BUILTIN_QUALITY_RULES,
@@ -343,13 +342,13 @@ export function bindCreateTable(stmt: ast.CreateTable, ctx: BindContext): Catalo
     options.set(k, o.value.value);
     optionSpans[k] = { key: toSourceSpan(o.key.span), value: toSourceSpan(o.value.span) };
   }
-  const problems = [
-    ...validateOptions(options, "declared"),
-    ...checkDatagenFields(
-      options,
-      columns.filter((c) => c.kind === "physical").map((c) => c.name),
-    ),
-  ];
+  const connectors = ctx.catalog.connectors;
+  const shape = {
+    name,
+    columns: columns.map((c) => ({ name: c.name, type: c.type!, kind: c.kind })),
+    primaryKey,
+  };
+  const problems = connectors.validate(Object.fromEntries(options), "declared", shape);
   if (problems.length > 0) {
     throw new BindError(
       problems.map((p) => {
@@ -367,7 +366,7 @@ export function bindCreateTable(stmt: ast.CreateTable, ctx: BindContext): Catalo
   if (connector !== undefined) {
     for (const c of columns) {
       if (c.kind !== "metadata" || c.type === undefined) continue;
-      const bad = checkMetadataColumn(connector, c.name, c.metadataKey ?? c.name, c.type);
+      const bad = connectors.checkMetadataColumn(connector, c.name, c.metadataKey ?? c.name, c.type);
       if (bad) fail("invalid-metadata-column", bad.message, c.span, bad.hint);
     }
   }

@@ -1,4 +1,5 @@
 import type { Diagnostic, Span } from "@weir/parser";
+import { nearest } from "../catalog/settings.js";
 import type { SourceSpan } from "../physical.js";
 
 /**
@@ -38,30 +39,10 @@ export function catching<R>(
 
 /** `did you mean 'x'?` when a candidate is close, else undefined (no long candidate lists). */
 export function didYouMean(word: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  for (const c of candidates) {
-    const d = editDistance(word.toLowerCase(), c.toLowerCase());
-    if (d < bestDistance) {
-      bestDistance = d;
-      best = c;
-    }
-  }
-  return best !== undefined && bestDistance <= Math.max(1, Math.floor(word.length / 3))
+  const { best, distance } = nearest(word, candidates);
+  return best !== undefined && distance <= Math.max(1, Math.floor(word.length / 3))
     ? `did you mean '${best}'?`
     : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length]!;
 }
 
 export function toSourceSpan(span: Span): SourceSpan {

@@ -3,6 +3,8 @@ import type { Expr } from "../expr.js";
 import type { Field, SourceSpan } from "../physical.js";
 import type { DataType } from "../types.js";
 import { formatType, withNullable } from "../types.js";
+import type { ConnectorCatalog } from "./connector-catalog.js";
+import type { TableShape } from "./connector-spec.js";
 import type { TableQuality } from "./quality.js";
 
 /**
@@ -66,6 +68,11 @@ export interface CatalogTable {
   readonly quality?: TableQuality;
 }
 
+/** The table a connector's options belong to (`ConnectorSpec.parse`). */
+export function tableShape(table: CatalogTable): TableShape {
+  return { name: table.name, columns: table.columns, primaryKey: table.primaryKey };
+}
+
 /** A view: its query is bound again (expanded) wherever the view is used. */
 export interface CatalogView {
   readonly kind: "view";
@@ -120,6 +127,9 @@ export interface DescribeRow {
 export class Catalog {
   private readonly permanent = new Map<string, CatalogObject>();
   private readonly temporary = new Map<string, CatalogObject>();
+
+  /** @param connectors the connectors a CREATE TABLE may name (`@weir/connectors`' list). */
+  constructor(readonly connectors: ConnectorCatalog) {}
 
   get(name: string): CatalogObject | undefined {
     return this.temporary.get(name) ?? this.permanent.get(name);

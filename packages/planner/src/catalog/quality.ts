@@ -1,6 +1,6 @@
 import type { Expr } from "../expr.js";
 import type { DataType } from "../types.js";
-import type { OptionSpec } from "./connector-options.js";
+import type { OptionSpec } from "./connector-spec.js";
 
 /**
  * Timestamp-quality rules on a source table (issue 14): `'quality.*'` options. A row that breaks

@@ -223,16 +223,26 @@ export function checkSetting(key: string, value: string): SettingProblem | undef
 }
 
 function closest(word: string, candidates: readonly string[]): string | undefined {
+  const { best, distance } = nearest(word, candidates);
+  return distance <= Math.max(1, Math.floor(word.length / 6)) ? best : undefined;
+}
+
+/**
+ * The candidate nearest to `word` by edit distance, ignoring case (the first of equals), and
+ * its distance: what did-you-mean hints offer when the distance is small for the word.
+ */
+export function nearest(word: string, candidates: readonly string[]): { best?: string; distance: number } {
   let best: string | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
+  let distance = Number.POSITIVE_INFINITY;
+  const w = word.toLowerCase();
   for (const c of candidates) {
-    const d = editDistance(word.toLowerCase(), c);
-    if (d < bestDistance) {
-      bestDistance = d;
+    const d = editDistance(w, c.toLowerCase());
+    if (d < distance) {
+      distance = d;
       best = c;
     }
   }
-  return bestDistance <= Math.max(1, Math.floor(word.length / 6)) ? best : undefined;
+  return best === undefined ? { distance } : { best, distance };
 }
 
 /** Levenshtein distance between `a` and `b` (for did-you-mean hints). */

@@ -1,3 +1,4 @@
+import type { ConnectorCatalog } from "../catalog/connector-catalog.js";
 import type { Expr } from "../expr.js";
 import type { CalcNode, ChangelogMode, Field, PhysicalNode, SourceSpan } from "../physical.js";
 import { isTimeAttribute } from "../types.js";
@@ -37,7 +38,11 @@ export type NodeInit<N extends PhysicalNode> = N extends PhysicalNode ? Omit<N, 
 export class DagBuilder {
   readonly nodes: PhysicalNode[] = [];
 
-  constructor(readonly settings: Readonly<Record<string, string>>) {}
+  constructor(
+    readonly settings: Readonly<Record<string, string>>,
+    /** The connectors' specs: what a scan produces, what a sink takes, which tables a lookup reads. */
+    readonly connectors: ConnectorCatalog,
+  ) {}
 
   add<N extends PhysicalNode>(init: NodeInit<N>): N {
     const node = { ...init, id: this.nodes.length } as unknown as N;

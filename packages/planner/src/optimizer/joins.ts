@@ -1,5 +1,7 @@
-import { FORMATS } from "../catalog/connector-options.js";
-import { parseDuration } from "../catalog/durations.js";
+import { tableShape } from "../catalog/catalog.js";
+import { orList } from "../catalog/connector-catalog.js";
+import type { LookupFail } from "../catalog/connector-spec.js";
+import { lookupInt, lookupMs } from "../catalog/lookup-options.js";
 import { E, type Expr } from "../expr.js";
 import type { LogicalJoin } from "../logical.js";
 import type {
@@ -279,32 +281,27 @@ function computedKeyJoin(
 /**
  * A processing-time temporal join (`FOR SYSTEM_TIME AS OF l.proctime`) is a lookup join (Flink's
  * LookupJoin): each probe row is joined with the dimension table's rows by the equi-join keys
- * when it arrives; insert-only when the probe side is. The dimension table:
- *
- * - a `postgres` / `jdbc` table: queried by key (with an optional PARTIAL cache);
- * - a bounded `filesystem` table without a WATERMARK (Nexmark q13's side input): loaded whole
- *   into a FULL cache (Flink's `'lookup.cache'` = 'FULL': an index on the lookup keys, built at
- *   open and again on restore, reloaded with `'lookup.full-cache.periodic-reload.interval'`);
- *   Flink's own filesystem connector is not a lookup source, its lookup join against a file is
- *   the one a FULL-caching lookup source gives;
- * - anything else (a versioned table, a view, Kafka): Flink 2.3 refuses it (FLINK-19830: the
- *   probe rows would not wait for a complete snapshot of the right table), and so does Weir,
- *   with Flink's message.
+ * when it arrives; insert-only when the probe side is. The dimension table is one whose
+ * connector has a lookup part (`ConnectorSpec.lookup`), without a WATERMARK: queried by key
+ * (with an optional PARTIAL cache), or loaded whole into a FULL cache (an index on the lookup
+ * keys, built at open and again on restore). Anything else (a versioned table, a view, a
+ * connector without lookups) Flink 2.3 refuses (FLINK-19830: the probe rows would not wait for
+ * a complete snapshot of the right table), and so does Weir, with Flink's message.
  *
  * A probe key may be an expression of the probe row (`ON MOD(b.auction, 10000) = s.key`): a
  * calc appends it to the probe row before the lookup join, and one after it drops it again.
  * The dimension side of each key is a column of the table.
  */
-const LOOKUP_SOURCES = new Set(["postgres", "jdbc", "filesystem"]);
-
 function translateLookupJoin(t: Translator, node: LogicalJoin): PhysicalNode {
   const right = node.right;
-  const connector = right.kind === "scan" ? (right.table.options.connector ?? "") : "";
-  if (right.kind !== "scan" || right.table.watermark !== null || !LOOKUP_SOURCES.has(connector)) {
+  const connectors = t.b.connectors;
+  const spec = right.kind === "scan" ? connectors.spec(right.table.options.connector ?? "") : undefined;
+  if (right.kind !== "scan" || right.table.watermark !== null || spec?.lookup === undefined) {
+    const which = orList(connectors.specs.flatMap((s) => (s.lookup ? [s.lookup.describe] : [])));
     throw new PlanError(
       "Processing-time temporal join is not supported yet.",
       node.span,
-      "a processing-time (lookup) join needs a lookup table ('postgres' or 'jdbc', or a bounded 'filesystem' table) without a WATERMARK; to join a versioned table (PRIMARY KEY and WATERMARK) as of the left row's time, use FOR SYSTEM_TIME AS OF the left table's event-time column",
+      `a processing-time (lookup) join needs a lookup table (${which}) without a WATERMARK; to join a versioned table (PRIMARY KEY and WATERMARK) as of the left row's time, use FOR SYSTEM_TIME AS OF the left table's event-time column`,
       "unsupported",
     );
   }
@@ -327,23 +324,11 @@ function translateLookupJoin(t: Translator, node: LogicalJoin): PhysicalNode {
     );
   }
   const options: Record<string, string> = { ...table.options, ...right.hintOptions };
-  if (connector === "filesystem" && options["source.monitor-interval"] !== undefined) {
-    throw new PlanError(
-      `lookup table '${table.name}': a filesystem table with 'source.monitor-interval' is unbounded, and a lookup join loads its table whole`,
-      node.span,
-      "leave 'source.monitor-interval' out; to read the files again while the job runs, set 'lookup.full-cache.periodic-reload.interval'",
-      "unsupported",
-    );
-  }
-  const format = options.format ?? "";
-  if (connector === "filesystem" && FORMATS[format]?.changelog === "retract") {
-    throw new PlanError(
-      `lookup table '${table.name}': format '${format}' reads a changelog, and a lookup join loads a table of rows`,
-      node.span,
-      "read the changelog as a versioned table (PRIMARY KEY and WATERMARK) and join it FOR SYSTEM_TIME AS OF an event-time column, or store the table's rows in a json / csv file",
-      "unsupported",
-    );
-  }
+  const fail = (message: string, hint?: string): never => {
+    throw new PlanError(`lookup table '${table.name}': ${message}`, node.span, hint, "unsupported");
+  };
+  const configured = connectors.configure(options, tableShape(table));
+  const cache = spec.lookup.plan(configured!.config as never, options, fail);
   const left = t.translate(node.left);
   const lw = left.schema.length;
   const preds = conjuncts(node.condition);
@@ -374,7 +359,7 @@ function translateLookupJoin(t: Translator, node: LogicalJoin): PhysicalNode {
   const remap = (e: Expr): Expr => (k === 0 ? e : substitute(e, targets));
   const used = new Set([...pairs.map((p) => p.pred), ...computed.map((c) => c.pred)]);
   const residual = and(preds.filter((p) => !used.has(p)));
-  const config = lookupConfig(table.name, connector, options, t.b.settings, node);
+  const config = lookupConfig(cache, options, t.b.settings, fail);
   const join = t.b.add<LookupJoinNode>({
     kind: "lookup-join",
     inputs: [probe.id],
@@ -384,7 +369,7 @@ function translateLookupJoin(t: Translator, node: LogicalJoin): PhysicalNode {
     watermarkColumn: left.watermarkColumn,
     joinType: node.joinType,
     table: table.name,
-    connector,
+    connector: spec.name,
     options,
     dimSchema: right.schema,
     leftKeys: [...pairs.map((p) => p.left), ...computed.map((_, i) => lw + i)],
@@ -405,160 +390,29 @@ function translateLookupJoin(t: Translator, node: LogicalJoin): PhysicalNode {
 }
 
 /**
- * The lookup table's `'lookup.*'` options (names and value types were checked with the table's
- * other options) and the job's `'table.exec.async-lookup.*'` settings. Flink's deprecated
- * `'lookup.cache.max-rows'` + `'lookup.cache.ttl'` still mean a PARTIAL cache (Flink's JDBC
- * factory reads them when `'lookup.cache'` is not set); partial-cache options without a PARTIAL
- * cache would be ignored, so they are refused.
+ * The lookup join's configuration: the table's cache as its connector plans it
+ * (`LookupSpec.plan`), `'lookup.max-retries'` and the job's `'table.exec.async-lookup.*'`
+ * settings.
  */
 function lookupConfig(
-  table: string,
-  connector: string,
+  cache: Pick<LookupConfig, "cache" | "full">,
   o: Readonly<Record<string, string>>,
   settings: Readonly<Record<string, string>>,
-  node: LogicalJoin,
+  fail: LookupFail,
 ): LookupConfig {
-  const fail = (message: string, hint?: string): never => {
-    throw new PlanError(`lookup table '${table}': ${message}`, node.span, hint, "unsupported");
-  };
-  const ms = (key: string, text: string | undefined): number | null => {
-    if (text === undefined) return null;
-    const v = parseDuration(text);
-    if (v === undefined) fail(`'${key}' = '${text}' is not a duration`, "e.g. '10 min', '30 s'");
-    return v!;
-  };
-  const int = (key: string, text: string | undefined, min: number): number | null => {
-    if (text === undefined) return null;
-    const n = Number(text.trim());
-    if (!Number.isInteger(n) || n < min) fail(`'${key}' = '${text}' is not an integer >= ${min}`);
-    return n;
-  };
-  const bool = (text: string | undefined, dflt: boolean): boolean =>
-    text === undefined ? dflt : text.trim().toLowerCase() === "true";
-  const mode = (o["lookup.cache"] ?? "").trim().toUpperCase();
-  const partialKeys = Object.keys(o).filter((k) => k.startsWith("lookup.partial-cache."));
-  const legacyKeys = Object.keys(o).filter((k) => k.startsWith("lookup.cache."));
-  let cache: LookupConfig["cache"] = null;
-  let full: LookupConfig["full"] = null;
-  if (connector === "filesystem") {
-    full = fullCacheConfig(o, mode, fail, ms);
-  } else if (mode === "FULL") {
-    fail(
-      "'lookup.cache' = 'FULL' is not supported: Flink's JDBC lookup source caches NONE or PARTIAL, and so does Weir's",
-      "use 'PARTIAL' with 'lookup.partial-cache.expire-after-write' (or 'max-rows'), or 'NONE'",
-    );
-  } else if (mode === "PARTIAL") {
-    if (legacyKeys.length > 0)
-      fail(
-        `'${legacyKeys[0]}' is Flink's deprecated spelling and cannot be mixed with 'lookup.cache' = 'PARTIAL'`,
-        "use 'lookup.partial-cache.max-rows', 'lookup.partial-cache.expire-after-write' and 'lookup.partial-cache.cache-missing-key'",
-      );
-    const maxRows = int("lookup.partial-cache.max-rows", o["lookup.partial-cache.max-rows"], 1);
-    const write = ms("lookup.partial-cache.expire-after-write", o["lookup.partial-cache.expire-after-write"]);
-    const access = ms(
-      "lookup.partial-cache.expire-after-access",
-      o["lookup.partial-cache.expire-after-access"],
-    );
-    if (maxRows === null && write === null && access === null)
-      fail(
-        "a PARTIAL cache needs at least one of 'lookup.partial-cache.max-rows', 'lookup.partial-cache.expire-after-write', 'lookup.partial-cache.expire-after-access' (as in Flink)",
-      );
-    cache = {
-      maxRows,
-      expireAfterWriteMs: write,
-      expireAfterAccessMs: access,
-      cacheMissingKey: bool(o["lookup.partial-cache.cache-missing-key"], true),
-    };
-  } else {
-    if (partialKeys.length > 0)
-      fail(
-        `'${partialKeys[0]}' has no effect without a PARTIAL cache`,
-        "add 'lookup.cache' = 'PARTIAL' to the table's options, or remove the option",
-      );
-    const maxRows = int("lookup.cache.max-rows", o["lookup.cache.max-rows"], 1);
-    const ttl = ms("lookup.cache.ttl", o["lookup.cache.ttl"]);
-    if (mode === "" && (maxRows !== null || ttl !== null)) {
-      if (maxRows === null || ttl === null)
-        fail(
-          "Flink's deprecated cache options need both 'lookup.cache.max-rows' and 'lookup.cache.ttl'",
-          "better: 'lookup.cache' = 'PARTIAL' with 'lookup.partial-cache.max-rows' and 'lookup.partial-cache.expire-after-write'",
-        );
-      cache = {
-        maxRows,
-        expireAfterWriteMs: ttl,
-        expireAfterAccessMs: null,
-        cacheMissingKey: bool(o["lookup.cache.caching-missing-key"], true),
-      };
-    } else if (legacyKeys.length > 0)
-      fail(
-        `'${legacyKeys[0]}' has no effect with 'lookup.cache' = 'NONE'`,
-        "remove the option, or use 'lookup.cache' = 'PARTIAL' with the 'lookup.partial-cache.*' options",
-      );
-  }
-  const capacity = int(
-    "table.exec.async-lookup.buffer-capacity",
-    settings["table.exec.async-lookup.buffer-capacity"],
-    1,
-  );
-  const timeout = ms("table.exec.async-lookup.timeout", settings["table.exec.async-lookup.timeout"]);
+  const capacity = lookupInt(settings, "table.exec.async-lookup.buffer-capacity", 1, fail);
+  const timeout = lookupMs(settings, "table.exec.async-lookup.timeout", fail);
   const outputMode = (settings["table.exec.async-lookup.output-mode"] ?? "ORDERED").trim().toUpperCase();
   if (outputMode !== "ORDERED" && outputMode !== "ALLOW_UNORDERED")
     fail(`'table.exec.async-lookup.output-mode' = '${outputMode}' is not ORDERED or ALLOW_UNORDERED`);
   return {
-    cache,
-    full,
-    maxRetries: int("lookup.max-retries", o["lookup.max-retries"], 0) ?? 3,
+    cache: cache.cache,
+    full: cache.full ?? null,
+    maxRetries: lookupInt(o, "lookup.max-retries", 0, fail) ?? 3,
     bufferCapacity: capacity ?? 100,
     timeoutMs: timeout ?? 180_000,
     ordered: outputMode === "ORDERED",
   };
-}
-
-/**
- * A filesystem table's FULL cache (Flink's LookupOptions): a file cannot be queried by key, so
- * it is loaded whole; `'lookup.cache'` may say so ('FULL') or be left out. Reloads: PERIODIC
- * with `'lookup.full-cache.periodic-reload.interval'` (FIXED_DELAY or FIXED_RATE); without an
- * interval the file is loaded once (at open, and again on restore). TIMED reloads are refused.
- */
-function fullCacheConfig(
-  o: Readonly<Record<string, string>>,
-  mode: string,
-  fail: (message: string, hint?: string) => never,
-  ms: (key: string, text: string | undefined) => number | null,
-): NonNullable<LookupConfig["full"]> {
-  if (mode !== "" && mode !== "FULL")
-    fail(
-      `'lookup.cache' = '${mode}' is not supported for a filesystem table: a file cannot be queried by key, so a lookup join loads it whole into a FULL cache`,
-      "leave 'lookup.cache' out, or set it to 'FULL'",
-    );
-  const strategy = (o["lookup.full-cache.reload-strategy"] ?? "PERIODIC").trim().toUpperCase();
-  if (strategy === "TIMED")
-    fail(
-      "'lookup.full-cache.reload-strategy' = 'TIMED' is not supported: Weir reloads a FULL cache PERIODIC only",
-      "use 'lookup.full-cache.periodic-reload.interval' (e.g. '1 h'), or leave the reload options out to load the file once",
-    );
-  const timed = Object.keys(o).find((key) => key.startsWith("lookup.full-cache.timed-reload."));
-  if (timed !== undefined)
-    fail(
-      `'${timed}' has no effect without the TIMED reload strategy, which Weir does not support`,
-      "use 'lookup.full-cache.periodic-reload.interval', or remove the option",
-    );
-  const interval = ms(
-    "lookup.full-cache.periodic-reload.interval",
-    o["lookup.full-cache.periodic-reload.interval"],
-  );
-  if (interval !== null && interval <= 0)
-    fail(
-      `'lookup.full-cache.periodic-reload.interval' = '${o["lookup.full-cache.periodic-reload.interval"]}' is not a positive duration`,
-    );
-  const schedule = o["lookup.full-cache.periodic-reload.schedule-mode"];
-  if (schedule !== undefined && interval === null)
-    fail(
-      "'lookup.full-cache.periodic-reload.schedule-mode' has no effect without 'lookup.full-cache.periodic-reload.interval'",
-      "set the interval, or remove the option",
-    );
-  const fixedRate = (schedule ?? "FIXED_DELAY").trim().toUpperCase() === "FIXED_RATE";
-  return { reloadIntervalMs: interval, fixedRate };
 }
 
 /**

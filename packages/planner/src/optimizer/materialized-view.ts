@@ -1,16 +1,11 @@
 import type { CatalogColumn, CatalogMaterializedView, CatalogTable } from "../catalog/catalog.js";
-import { validateOptions } from "../catalog/connector-options.js";
+import type { ConnectorCatalog } from "../catalog/connector-catalog.js";
+import type { ConnectorSpec, MaterializedViewSpec } from "../catalog/connector-spec.js";
 import type { LogicalNode } from "../logical.js";
 import type { Field, SinkNode } from "../physical.js";
 import { withNullable } from "../types.js";
 import { PlanError } from "./errors.js";
 import { optimize, type TableTarget } from "./plan.js";
-
-/**
- * Options of `CREATE MATERIALIZED VIEW ... WITH (...)`: the postgres connector's, minus the ones
- * the view decides itself (its key, that it creates its table).
- */
-const VIEW_OWNED = new Set(["connector", "sink.create-table", "sink.version-column"]);
 
 /**
  * The columns that identify a row of the view's result: the stream key the planner derives for
@@ -22,8 +17,12 @@ export function materializedViewKey(
   view: CatalogMaterializedView,
   plan: LogicalNode,
   settings: Readonly<Record<string, string>>,
+  connectors: ConnectorCatalog,
 ): readonly number[] {
-  const dag = optimize([{ kind: "collect", plan, span: view.span }], settings);
+  const dag = optimize([{ kind: "collect", plan, span: view.span }], settings, {
+    connectors,
+    getTable: () => undefined,
+  });
   const sink = dag.nodes[dag.sinks[0]!] as SinkNode;
   const key = dag.nodes[sink.inputs[0]!]!.streamKey;
   if (key === null || key.length === 0) {
@@ -38,22 +37,39 @@ export function materializedViewKey(
 }
 
 /**
- * The Postgres table that holds a materialised view: the query's columns (key columns NOT
- * NULL), the derived key as PRIMARY KEY, `'connector' = 'postgres'`, `'table-name'` = the view's
- * name unless the view says otherwise, `'sink.create-table' = 'true'`, and the view's other
- * options (`url`, `username`, `password`, flush settings). `url` is the view's own, else
- * `defaultUrl` (the embedded Postgres); with neither the PG* environment variables apply.
+ * The connector that holds materialised views: the one whose sink has a `materializedView` part
+ * (the `postgres` connector), in an embedded server or the one a view's `'url'` names.
+ */
+function viewStore(
+  connectors: ConnectorCatalog,
+): ConnectorSpec & { sink: { materializedView: MaterializedViewSpec } } {
+  const spec = connectors.specs.find((s) => s.sink?.materializedView !== undefined);
+  if (spec === undefined) throw new Error("no connector holds materialized views");
+  return spec as ConnectorSpec & { sink: { materializedView: MaterializedViewSpec } };
+}
+
+/**
+ * The table that holds a materialised view: the query's columns (key columns NOT NULL), the
+ * derived key as PRIMARY KEY, the view-holding connector (`viewStore`), and the view's options
+ * as that connector's `tableOptions` completes them (a table name from the view's unless the
+ * view names one, the table created, `defaultUrl` — the embedded Postgres — unless the view has
+ * a `'url'`; with neither the PG* environment variables apply).
  */
 export function materializedViewTable(
   view: CatalogMaterializedView,
   key: readonly number[],
   defaultUrl: string | undefined,
+  connectors: ConnectorCatalog,
 ): CatalogTable {
-  const problems = validateOptions(
-    new Map(Object.entries({ ...view.options, connector: "postgres" })),
-    "sink",
+  const store = viewStore(connectors);
+  const mv = store.sink.materializedView;
+  const schema: Field[] = view.schema.map((f, i) =>
+    key.includes(i) ? { name: f.name, type: withNullable(f.type, false) } : f,
   );
-  const owned = Object.keys(view.options).filter((k) => VIEW_OWNED.has(k));
+  const columns: CatalogColumn[] = schema.map((f) => ({ name: f.name, type: f.type, kind: "physical" }));
+  const shape = { name: view.name, columns, primaryKey: key };
+  const problems = connectors.validate({ ...view.options, connector: store.name }, "sink", shape);
+  const owned = Object.keys(view.options).filter((k) => k === "connector" || mv.owned.includes(k));
   const first = problems[0];
   if (first !== undefined || owned.length > 0) {
     throw new PlanError(
@@ -61,23 +77,15 @@ export function materializedViewTable(
         ? `materialized view '${view.name}': option '${first.key}': ${first.message}`
         : `materialized view '${view.name}': option '${owned[0]}' is set by the view itself`,
       view.span,
-      first?.hint ??
-        "a materialized view takes the postgres connector's 'url', 'table-name', 'username', 'password' and 'sink.buffer-flush.*' options",
+      first?.hint ?? mv.hint,
       "mv-option",
     );
   }
-  const url = view.options.url ?? defaultUrl;
   const options: Record<string, string> = {
     ...view.options,
-    connector: "postgres",
-    "table-name": view.options["table-name"] ?? quoteName(view.name),
-    "sink.create-table": "true",
-    ...(url !== undefined ? { url } : {}),
+    connector: store.name,
+    ...mv.tableOptions(view.options, quoteName(view.name), defaultUrl),
   };
-  const schema: Field[] = view.schema.map((f, i) =>
-    key.includes(i) ? { name: f.name, type: withNullable(f.type, false) } : f,
-  );
-  const columns: CatalogColumn[] = schema.map((f) => ({ name: f.name, type: f.type, kind: "physical" }));
   return {
     kind: "table",
     name: view.name,
@@ -99,8 +107,10 @@ export function materializedViewTarget(
   plan: LogicalNode,
   settings: Readonly<Record<string, string>>,
   defaultUrl: string | undefined,
+  connectors: ConnectorCatalog,
 ): TableTarget {
-  const table = materializedViewTable(view, materializedViewKey(view, plan, settings), defaultUrl);
+  const key = materializedViewKey(view, plan, settings, connectors);
+  const table = materializedViewTable(view, key, defaultUrl, connectors);
   return { kind: "table", table, plan, span: view.span };
 }
 

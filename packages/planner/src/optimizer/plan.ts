@@ -1,5 +1,5 @@
-import type { CatalogTable } from "../catalog/catalog.js";
-import { validateOptions } from "../catalog/connector-options.js";
+import { type CatalogTable, tableShape } from "../catalog/catalog.js";
+import type { ConnectorCatalog } from "../catalog/connector-catalog.js";
 import { QUARANTINE_FIELDS, QUARANTINE_PORT, quarantineTypeFits } from "../catalog/quality.js";
 import type { LogicalNode } from "../logical.js";
 import {
@@ -55,32 +55,34 @@ export function writableColumns(table: CatalogTable): { fields: Field[]; positio
 }
 
 /**
- * Whether a sink can take updates: changelog formats, keyed (upsert) sinks, print, blackhole and
- * collect can; append-only files, topics and key-less tables cannot.
+ * Whether a sink can take updates, as its connector says (`SinkSpec.accepts`): changelog
+ * formats, keyed (upsert) sinks and the console sinks can; append-only files, topics and
+ * key-less tables cannot.
  */
-export function sinkAcceptsUpdates(table: CatalogTable): { ok: boolean; why: string } {
-  const o = table.options;
-  const connector = o.connector ?? "";
-  const format = o["value.format"] ?? o.format ?? "";
-  switch (connector) {
-    case "print":
-    case "blackhole":
-      return { ok: true, why: "" };
-    case "upsert-kafka":
-      return { ok: true, why: "" };
-    case "postgres":
-    case "jdbc":
-      return table.primaryKey
-        ? { ok: true, why: "" }
-        : { ok: false, why: "a table without a PRIMARY KEY is written append-only" };
-    case "filesystem":
-    case "kafka":
-      return format === "changelog-json" || format === "debezium-json"
-        ? { ok: true, why: "" }
-        : { ok: false, why: `format '${format}' writes an append-only stream` };
-    default:
-      return { ok: false, why: `connector '${connector}' is append-only` };
-  }
+export function sinkAcceptsUpdates(
+  table: CatalogTable,
+  connectors: ConnectorCatalog,
+): { ok: boolean; why: string } {
+  const connector = table.options.connector ?? "";
+  const configured = connectors.configure(table.options, tableShape(table));
+  const sink = configured?.spec.sink;
+  if (configured === undefined || sink === undefined)
+    return { ok: false, why: `connector '${connector}' is append-only` };
+  const accepts = sink.accepts(configured.config, tableShape(table));
+  return accepts.updates ? { ok: true, why: "" } : { ok: false, why: accepts.why };
+}
+
+/**
+ * The hint of a sink that cannot take updates: the connectors that upsert by key and the
+ * changelog formats, as the catalog lists them.
+ */
+function updatingSinksHint(connectors: ConnectorCatalog): string {
+  const upserting = connectors.specs
+    .filter((s) => s.sink?.upsertsByKey && s.aliasOf === undefined && !s.internal)
+    .map((s) => s.name)
+    .sort();
+  const changelogs = connectors.formats.filter((f) => f.changelog === "retract").map((f) => `'${f.name}'`);
+  return `declare a PRIMARY KEY on the sink and use an upserting connector (${upserting.join(", ")}), or a changelog format (${changelogs.join(", ")}), or aggregate over a window so that each result is final when emitted`;
 }
 
 /** The node that first turns the insert-only stream into updates, walking from the sink's input. */
@@ -129,6 +131,14 @@ function tableSink(
   }).id;
 }
 
+/** What `optimize` reads besides its targets (a `Catalog` is one). */
+export interface PlanCatalog {
+  /** The connectors' specs. */
+  readonly connectors: ConnectorCatalog;
+  /** Tables by name: what a source's `'late.side-output'` or `'quality.quarantine'` names. */
+  getTable(name: string): CatalogTable | undefined;
+}
+
 /**
  * Plans every target into one DAG (a script's INSERT statements run as one job). Throws
  * `PlanError` for queries that cannot run on a stream or sinks that cannot take their changes.
@@ -136,10 +146,10 @@ function tableSink(
 export function optimize(
   targets: readonly PlanTarget[],
   settings: Readonly<Record<string, string>>,
-  /** Looks up tables by name: what a source's `'late.side-output'` or `'quality.quarantine'` names. */
-  resolveTable: (name: string) => CatalogTable | undefined = () => undefined,
+  catalog: PlanCatalog,
 ): PhysicalDag {
-  const b = new DagBuilder(settings);
+  const resolveTable = (name: string) => catalog.getTable(name);
+  const b = new DagBuilder(settings, catalog.connectors);
   const t = new Translator(b);
   const sinks: number[] = [];
   for (const target of targets) {
@@ -173,13 +183,13 @@ export function optimize(
       );
     }
     if (!isInsertOnly(input)) {
-      const accepts = sinkAcceptsUpdates(table);
+      const accepts = sinkAcceptsUpdates(table, b.connectors);
       if (!accepts.ok) {
         const producer = updateProducer(b.nodes, input.id);
         throw new PlanError(
           `table sink '${table.name}' doesn't support consuming update changes which are produced by ${nodeLabel(producer, b.nodes)}${at(producer.span)}: ${accepts.why}`,
           producer.span ?? target.span,
-          "declare a PRIMARY KEY on the sink and use an upserting connector (postgres, upsert-kafka), or a changelog format ('changelog-json', 'debezium-json'), or aggregate over a window so that each result is final when emitted",
+          updatingSinksHint(b.connectors),
           "sink-changelog",
         );
       }
@@ -219,10 +229,11 @@ function addQuarantineSinks(
     const table = resolveTable(name);
     const where = `table '${first.table}' has 'quality.quarantine' = '${name}'`;
     if (table === undefined) {
+      const example = b.connectors.specs.find((s) => s.sink?.example)?.sink?.example?.(name);
       throw new PlanError(
         `${where}, but there is no table '${name}'`,
         first.span,
-        `declare the quarantine table before the job, e.g. CREATE TABLE ${name} (rule STRING, reason STRING, position STRING, raw STRING, event_time TIMESTAMP_LTZ(3)) WITH ('connector' = 'filesystem', 'path' = '${name}.jsonl', 'format' = 'json')`,
+        `declare the quarantine table before the job, e.g. CREATE TABLE ${name} (rule STRING, reason STRING, position STRING, raw STRING, event_time TIMESTAMP_LTZ(3))${example === undefined ? "" : ` WITH (${example})`}`,
       );
     }
     if (targets.some((t) => t.kind === "table" && t.table.name === table.name)) {
@@ -232,7 +243,7 @@ function addQuarantineSinks(
         "use a table of its own for the quarantine",
       );
     }
-    const problems = validateOptions(new Map(Object.entries(table.options)), "sink");
+    const problems = b.connectors.validate(table.options, "sink", tableShape(table));
     if (problems.length > 0) throw new PlanError(`${where}: ${problems[0]!.message}`, table.span);
     const { fields: columns } = writableColumns(table);
     const fields = columns.map((c) => {

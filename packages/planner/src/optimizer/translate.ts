@@ -1,3 +1,4 @@
+import { tableShape } from "../catalog/catalog.js";
 import { parseDuration } from "../catalog/durations.js";
 import { QUALITY_PREFIX } from "../catalog/quality.js";
 import { E, type Expr, inputsOf } from "../expr.js";
@@ -162,17 +163,19 @@ export class Translator {
       );
     }
     const connector = options.connector ?? "";
-    const format = options["value.format"] ?? options.format ?? "";
-    const upsert = connector === "upsert-kafka";
-    const retract = format === "changelog-json" || format === "debezium-json";
+    const configured = this.b.connectors.configure(options, tableShape(t));
+    const source = configured?.spec.source;
+    const changelog = source === undefined ? "insert-only" : source.changelog(configured!.config);
+    const upsert = changelog === "upsert";
+    const retract = changelog === "retract";
     if (upsert && !t.primaryKey) {
       throw new PlanError(
-        `table '${t.name}' uses connector 'upsert-kafka', which needs a PRIMARY KEY`,
+        `table '${t.name}' uses connector '${connector}', which needs a PRIMARY KEY`,
         t.span,
         "declare PRIMARY KEY (...) NOT ENFORCED on the key columns",
       );
     }
-    const source = this.b.add<SourceNode>({
+    const scan = this.b.add<SourceNode>({
       kind: "source",
       inputs: [],
       schema: node.schema,
@@ -191,15 +194,15 @@ export class Translator {
       ...(t.quality ? { quality: t.quality } : {}),
       ...(node.span ? { span: node.span } : {}),
     });
-    if (!upsert) return source;
+    if (!upsert) return scan;
     // An upsert stream carries no -U: keep the last row per key so that updates can be retracted.
     return this.b.add<ChangelogNormalizeNode>({
       kind: "changelog-normalize",
-      inputs: [source.id],
-      schema: source.schema,
+      inputs: [scan.id],
+      schema: scan.schema,
       changelogMode: RETRACT,
       streamKey: t.primaryKey,
-      watermarkColumn: source.watermarkColumn,
+      watermarkColumn: scan.watermarkColumn,
       key: t.primaryKey!,
       ...(node.span ? { span: node.span } : {}),
     });

@@ -102,7 +102,8 @@ export class StatementCompiler {
         if (bound.view.table !== undefined) return { kind: "job", bound, targets: [], ...base };
         const view = bound.view;
         const r = guarded(
-          () => materializedViewTarget(view, bound.plan, this.session.all(), undefined),
+          () =>
+            materializedViewTarget(view, bound.plan, this.session.all(), undefined, this.catalog.connectors),
           view.span,
         );
         if (!r.ok) {

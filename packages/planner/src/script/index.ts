@@ -15,4 +15,4 @@ export type {
 export type { CompiledScript, ScriptCompileOptions } from "./script.js";
 export { compileScript, ScriptCompiler } from "./script.js";
 export type { PlannableStatement } from "./targets.js";
-export { catalogTables, insertTarget, insertTargets, planTargets, statementTargets } from "./targets.js";
+export { insertTarget, insertTargets, planTargets, statementTargets } from "./targets.js";

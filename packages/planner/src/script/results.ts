@@ -33,7 +33,7 @@ export interface CompiledListing extends Compiled {
  * INSERT, EXECUTE STATEMENT SET, CREATE TABLE AS, CREATE MATERIALIZED VIEW: the targets the
  * statement adds to a job. A materialised view's target writes its table without a `'url'` of
  * its own to the PG* defaults; a presenter that serves views elsewhere (an embedded Postgres)
- * plans it again with `materializedViewTarget(bound.view, bound.plan, settings, url)`. CREATE
+ * plans it again with `materializedViewTarget(bound.view, bound.plan, settings, url, connectors)`. CREATE
  * MATERIALIZED VIEW IF NOT EXISTS of a view whose job is already planned adds none.
  */
 export interface CompiledJob extends Compiled {

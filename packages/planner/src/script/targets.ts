@@ -1,6 +1,6 @@
 import type { BoundInsert } from "../binder/insert.js";
 import type { BoundStatement } from "../binder/statement.js";
-import type { Catalog, CatalogTable } from "../catalog/catalog.js";
+import type { Catalog } from "../catalog/catalog.js";
 import type { Session } from "../catalog/session.js";
 import { optimize, type PlanTarget, type TableTarget } from "../optimizer/plan.js";
 import type { PhysicalDag } from "../physical.js";
@@ -29,19 +29,11 @@ export function statementTargets(bound: PlannableStatement): PlanTarget[] {
   return bound.kind === "query" ? [{ kind: "collect", plan: bound.plan }] : insertTargets(bound);
 }
 
-/** The catalog's table `name`, if it is one: what a source's side output or quarantine names. */
-export function catalogTables(catalog: Catalog): (name: string) => CatalogTable | undefined {
-  return (name) => {
-    const o = catalog.get(name);
-    return o?.kind === "table" ? o : undefined;
-  };
-}
-
 /**
- * Plans targets into one DAG with the session's settings, resolving the tables that late rows
- * and quarantined rows go to in the catalog. Throws `PlanError` (and, for a shape too deep to
+ * Plans targets into one DAG with the session's settings and the catalog's connectors, resolving
+ * the tables that late rows and quarantined rows go to in the catalog. Throws `PlanError` (and, for a shape too deep to
  * plan, `RangeError`); `StatementCompiler.plan` turns both into diagnostics.
  */
 export function planTargets(targets: readonly PlanTarget[], catalog: Catalog, session: Session): PhysicalDag {
-  return optimize(targets, session.all(), catalogTables(catalog));
+  return optimize(targets, session.all(), catalog);
 }

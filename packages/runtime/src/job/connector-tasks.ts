@@ -1,4 +1,4 @@
-import type { SinkNode } from "@weir/planner";
+import { COLLECT_CONNECTOR, type SinkNode } from "@weir/planner";
 import { type ChangeBatch, ChangeBatchBuilder, type Op } from "../changelog.js";
 import { ConnectorError, type SinkWriter, type SinkWriterContext } from "../connector.js";
 import type { Json } from "../state/codec.js";
@@ -58,7 +58,7 @@ export class SinkTask implements Task<SinkCheckpoint> {
     // writer may append columns of its own to `tableSchema`, as a backfill's staging sink does).
     // A bare SELECT's collect sink has the query's own types, not a table's constraints.
     this.notNull =
-      node.connector === "collect"
+      node.connector === COLLECT_CONNECTOR
         ? []
         : node.schema.flatMap((f, i) => (f.type.nullable === false ? [i] : []));
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LookupJoinNode, PhysicalDag } from "../src/physical.js";
+import type { LookupJoinNode, PhysicalDag } from "../../packages/planner/src/physical.js";
 import { explainScript, planScript } from "./plan-helpers.js";
 
 const ORDERS = `CREATE TABLE orders (order_id BIGINT, customer INT, amount INT, proc AS PROCTIME())

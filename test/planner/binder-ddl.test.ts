@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { describeRows as describeTable } from "../src/catalog/catalog.js";
-import { DEFAULT_SETTINGS } from "../src/catalog/session.js";
-import { formatType } from "../src/types.js";
+import { describeRows as describeTable } from "../../packages/planner/src/catalog/catalog.js";
+import { DEFAULT_SETTINGS } from "../../packages/planner/src/catalog/session.js";
+import { formatType } from "../../packages/planner/src/types.js";
 import { bindScript, bindWithPrelude, planText } from "./binder-helpers.js";
 
 /** CREATE TABLE and friends that must fail: statement → `LINE:COL: message [hint: ...]` (after PRELUDE). */
@@ -306,7 +306,7 @@ describe("binder: views, CTAS, INSERT and sessions", () => {
 
 describe("binder: example scripts", () => {
   it("sql/revenue_minute.sql: dedup view, TUMBLE over the view, upsert sink", () => {
-    const b = bindScript(readFileSync(new URL("../../../sql/revenue_minute.sql", import.meta.url), "utf8"));
+    const b = bindScript(readFileSync(new URL("../../sql/revenue_minute.sql", import.meta.url), "utf8"));
     expect(b.errors).toEqual([]);
     expect(b.session.localTimeZone).toBe("Asia/Seoul");
     expect(planText(b)).toBe(REVENUE_PLAN);
@@ -318,7 +318,7 @@ describe("binder: example scripts", () => {
       "122:11: column 'rownum' not found [hint: 'rownum' is a select-list alias, which WHERE cannot see; filter on it in an outer query]",
     ],
   };
-  const dir = new URL("../../../sql/nexmark/", import.meta.url);
+  const dir = new URL("../../sql/nexmark/", import.meta.url);
   const queries = [
     "q0.sql",
     "q1.sql",

@@ -1,10 +1,11 @@
+import { connectorCatalog } from "@weir/connectors";
 import { parse } from "@weir/parser";
 import { describe, expect, it } from "vitest";
-import { bindStatement } from "../src/binder/statement.js";
-import { Catalog } from "../src/catalog/catalog.js";
-import { Session } from "../src/catalog/session.js";
-import { PlanError } from "../src/optimizer/errors.js";
-import { materializedViewTarget } from "../src/optimizer/materialized-view.js";
+import { bindStatement } from "../../packages/planner/src/binder/statement.js";
+import { Catalog } from "../../packages/planner/src/catalog/catalog.js";
+import { Session } from "../../packages/planner/src/catalog/session.js";
+import { PlanError } from "../../packages/planner/src/optimizer/errors.js";
+import { materializedViewTarget } from "../../packages/planner/src/optimizer/materialized-view.js";
 
 const DDL = `
 CREATE TABLE orders (order_id INT, user_name STRING, amount DECIMAL(10, 2),
@@ -16,7 +17,7 @@ CREATE TABLE users (id INT NOT NULL, name STRING, PRIMARY KEY (id) NOT ENFORCED)
 
 /** Binds DDL plus one CREATE MATERIALIZED VIEW and builds its target. */
 function target(view: string, url?: string) {
-  const catalog = new Catalog();
+  const catalog = new Catalog(connectorCatalog());
   const session = new Session();
   let last: ReturnType<typeof bindStatement>["value"];
   for (const s of parse(DDL + view).statements) {
@@ -25,7 +26,7 @@ function target(view: string, url?: string) {
     last = r.value;
   }
   if (last?.kind !== "create-materialized-view") throw new Error("not a materialized view");
-  return materializedViewTarget(last.view, last.plan, session.all(), url);
+  return materializedViewTarget(last.view, last.plan, session.all(), url, catalog.connectors);
 }
 
 describe("materialised view key", () => {

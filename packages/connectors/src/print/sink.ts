@@ -1,6 +1,7 @@
 import type { Field } from "@weir/planner";
 import { type ChangeBatch, type Op, opDisplay, type SinkWriter, type SinkWriterContext } from "@weir/runtime";
 import { javaString } from "../java-string.js";
+import type { PrintConfig } from "./spec.js";
 
 /** Where printed text goes: `process.stdout` / `process.stderr`, or a test's capture. */
 export interface TextOutput {
@@ -17,12 +18,14 @@ export class PrintSink implements SinkWriter {
   private prefix = "";
   private fields: readonly Field[] = [];
 
-  constructor(private readonly outputs: { readonly stdout: TextOutput; readonly stderr: TextOutput }) {}
+  constructor(
+    private readonly outputs: { readonly stdout: TextOutput; readonly stderr: TextOutput },
+    private readonly config: PrintConfig,
+  ) {}
 
   async open(ctx: SinkWriterContext): Promise<void> {
-    const o = ctx.node.options;
-    this.out = o["standard-error"] === "true" ? this.outputs.stderr : this.outputs.stdout;
-    const id = o["print-identifier"];
+    this.out = this.config.standardError ? this.outputs.stderr : this.outputs.stdout;
+    const id = this.config.identifier;
     this.prefix = id === undefined || id === "" ? "" : `${id}> `;
     this.fields = ctx.node.tableSchema;
   }

@@ -1,27 +1,20 @@
+import { T, type TableShape } from "@weir/planner";
 import { describe, expect, it } from "vitest";
-import { validateOptions } from "../src/catalog/connector-options.js";
-import { parseDuration, parseMemorySize } from "../src/catalog/durations.js";
+import { connectorCatalog } from "../src/index.js";
 
-const opts = (o: Record<string, string>) => new Map(Object.entries(o));
+/**
+ * The catalog's validation of a table's options against the real connectors' specs (each
+ * folder's `spec.ts`): what CREATE TABLE reports.
+ */
+const TABLE: TableShape = {
+  name: "t",
+  columns: [{ name: "id", type: T.bigint(), kind: "physical" }],
+  primaryKey: null,
+};
 
-describe("parseDuration", () => {
-  it.each([
-    ["10 s", 10_000],
-    ["5min", 300_000],
-    ["1 h", 3_600_000],
-    ["100ms", 100],
-    ["250", 250],
-    ["2 minutes", 120_000],
-    ["1.5 s", 1500],
-  ])("%s → %d ms", (text, ms) => expect(parseDuration(text)).toBe(ms));
-  it.each(["", "ten seconds", "5 parsecs", "-1 s"])("rejects %j", (text) => {
-    expect(parseDuration(text)).toBeUndefined();
-  });
-  it("parses memory sizes", () => {
-    expect(parseMemorySize("128 mb")).toBe(128 * 1024 * 1024);
-    expect(parseMemorySize("12 furlongs")).toBeUndefined();
-  });
-});
+const validateOptions = (options: Record<string, string>, usage: "source" | "sink") =>
+  connectorCatalog().validate(options, usage, TABLE);
+const opts = (o: Record<string, string>) => o;
 
 describe("validateOptions", () => {
   it("raw.charset: UTF-8 in any spelling is accepted, another charset is refused", () => {

@@ -1,10 +1,11 @@
+import { connectorCatalog } from "@weir/connectors";
 import { parse } from "@weir/parser";
 import { describe, expect, it } from "vitest";
-import { Catalog } from "../src/catalog/catalog.js";
-import { Session } from "../src/catalog/session.js";
-import { StatementCompiler } from "../src/script/compile.js";
-import type { CompiledStatement } from "../src/script/results.js";
-import { compileScript, ScriptCompiler } from "../src/script/script.js";
+import { Catalog } from "../../packages/planner/src/catalog/catalog.js";
+import { Session } from "../../packages/planner/src/catalog/session.js";
+import { StatementCompiler } from "../../packages/planner/src/script/compile.js";
+import type { CompiledStatement } from "../../packages/planner/src/script/results.js";
+import { compileScript, ScriptCompiler } from "../../packages/planner/src/script/script.js";
 
 const DDL = `
 CREATE TABLE orders (id INT, customer STRING, amount INT, ts TIMESTAMP(3),
@@ -17,7 +18,10 @@ CREATE TABLE out_totals (customer STRING, n BIGINT, PRIMARY KEY (customer) NOT E
 `;
 
 /** Compiles `DDL` and then `sql` statement by statement; the results of `sql`'s statements. */
-function compileAfterDdl(sql: string, compiler = new StatementCompiler(new Catalog(), new Session())) {
+function compileAfterDdl(
+  sql: string,
+  compiler = new StatementCompiler(new Catalog(connectorCatalog()), new Session()),
+) {
   for (const s of parse(DDL).statements) expect(compiler.compile(s).kind).toBe("effect");
   const parsed = parse(sql);
   expect(parsed.diagnostics).toEqual([]);
@@ -138,7 +142,7 @@ describe("StatementCompiler: what each statement kind leaves to do", () => {
     // produces the updates.
     expect(updating!.kind).toBe("job");
     if (updating!.kind !== "job") return;
-    const compiler = new StatementCompiler(new Catalog(), new Session());
+    const compiler = new StatementCompiler(new Catalog(connectorCatalog()), new Session());
     const planned = compiler.plan(updating.targets);
     expect(planned.ok).toBe(false);
     if (planned.ok) return;
@@ -173,7 +177,7 @@ describe("StatementCompiler: what each statement kind leaves to do", () => {
     expect(o?.kind === "materialized-view" && o.table?.options.connector).toBe("postgres");
     const left = compileAfterDdl(
       view,
-      new StatementCompiler(new Catalog(), new Session(), { registerViewTables: false }),
+      new StatementCompiler(new Catalog(connectorCatalog()), new Session(), { registerViewTables: false }),
     );
     const p = left.compiler.catalog.get("mv");
     expect(p?.kind === "materialized-view" && p.table).toBe(undefined);
@@ -187,7 +191,7 @@ describe("StatementCompiler: what each statement kind leaves to do", () => {
 
 describe("ScriptCompiler: one job for the script, as Flink's SQL client", () => {
   function script(sql: string, options: ConstructorParameters<typeof ScriptCompiler>[2] = {}) {
-    const compiler = new ScriptCompiler(new Catalog(), new Session(), options);
+    const compiler = new ScriptCompiler(new Catalog(connectorCatalog()), new Session(), options);
     const results = parse(DDL + sql).statements.map((s) => compiler.statement(s));
     return { compiler, results };
   }
@@ -250,7 +254,7 @@ describe("compileScript", () => {
   it("compiles and plans a whole script", () => {
     const c = compileScript(
       `${DDL} INSERT INTO out_ids SELECT id FROM orders WHERE amount > 1;`,
-      new Catalog(),
+      new Catalog(connectorCatalog()),
       new Session(),
     );
     expect(c.ok).toBe(true);
@@ -259,14 +263,14 @@ describe("compileScript", () => {
   });
 
   it("has nothing to plan without an INSERT or a SELECT", () => {
-    const c = compileScript(DDL, new Catalog(), new Session());
+    const c = compileScript(DDL, new Catalog(connectorCatalog()), new Session());
     expect([c.ok, c.dag]).toEqual([true, null]);
   });
 
   it("stops at the first invalid statement, with the diagnostics so far", () => {
     const c = compileScript(
       `SET 'no.such.key' = 'x';\nSELECT nope FROM nowhere;\nCREATE TABLE later (a INT) WITH ('connector' = 'blackhole');`,
-      new Catalog(),
+      new Catalog(connectorCatalog()),
       new Session(),
     );
     expect(c.ok).toBe(false);
@@ -278,14 +282,14 @@ describe("compileScript", () => {
   });
 
   it("reports a parse error and compiles nothing", () => {
-    const c = compileScript("SELEC 1;", new Catalog(), new Session());
+    const c = compileScript("SELEC 1;", new Catalog(connectorCatalog()), new Session());
     expect([c.ok, c.results.length, c.diagnostics[0]?.span.line]).toEqual([false, 0, 1]);
   });
 
   it("reports a plan error of the job at its position", () => {
     const c = compileScript(
       `${DDL}\nINSERT INTO out_counts SELECT COUNT(*) FROM orders;`,
-      new Catalog(),
+      new Catalog(connectorCatalog()),
       new Session(),
     );
     expect(c.ok).toBe(false);

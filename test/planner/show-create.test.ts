@@ -1,12 +1,13 @@
+import { connectorCatalog } from "@weir/connectors";
 import { parse } from "@weir/parser";
 import { describe, expect, it } from "vitest";
-import { bindStatement } from "../src/binder/statement.js";
-import { Catalog, describeRows } from "../src/catalog/catalog.js";
-import { Session } from "../src/catalog/session.js";
-import { showCreate } from "../src/catalog/show-create.js";
+import { bindStatement } from "../../packages/planner/src/binder/statement.js";
+import { Catalog, describeRows } from "../../packages/planner/src/catalog/catalog.js";
+import { Session } from "../../packages/planner/src/catalog/session.js";
+import { showCreate } from "../../packages/planner/src/catalog/show-create.js";
 
 function create(sql: string): Catalog {
-  const catalog = new Catalog();
+  const catalog = new Catalog(connectorCatalog());
   const session = new Session();
   for (const s of parse(sql).statements) {
     const r = bindStatement(s, catalog, session);

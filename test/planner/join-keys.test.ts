@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { JoinNode } from "../src/physical.js";
+import type { JoinNode } from "../../packages/planner/src/physical.js";
 import { planScript } from "./plan-helpers.js";
 
 const DDL = `

@@ -1,17 +1,18 @@
+import { connectorCatalog } from "@weir/connectors";
 import { type Diagnostic, parse } from "@weir/parser";
-import { bindStatement } from "../src/binder/statement.js";
-import { Catalog } from "../src/catalog/catalog.js";
-import { Session } from "../src/catalog/session.js";
-import { explainDag } from "../src/optimizer/explain.js";
-import type { PlanTarget } from "../src/optimizer/plan.js";
-import type { PhysicalDag } from "../src/physical.js";
-import { planTargets, statementTargets } from "../src/script/targets.js";
+import { bindStatement } from "../../packages/planner/src/binder/statement.js";
+import { Catalog } from "../../packages/planner/src/catalog/catalog.js";
+import { Session } from "../../packages/planner/src/catalog/session.js";
+import { explainDag } from "../../packages/planner/src/optimizer/explain.js";
+import type { PlanTarget } from "../../packages/planner/src/optimizer/plan.js";
+import type { PhysicalDag } from "../../packages/planner/src/physical.js";
+import { planTargets, statementTargets } from "../../packages/planner/src/script/targets.js";
 
 /** Parses and binds a script; returns the plan of its INSERTs and SELECTs as one DAG (throws `PlanError`). */
 export function planScript(sql: string): PhysicalDag {
   const { statements, diagnostics } = parse(sql);
   if (diagnostics.length) throw new Error(`parse: ${format(diagnostics)}`);
-  const catalog = new Catalog();
+  const catalog = new Catalog(connectorCatalog());
   const session = new Session();
   const targets: PlanTarget[] = [];
   for (const s of statements) {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { PlanError } from "../src/optimizer/errors.js";
-import type { PhysicalDag, PhysicalNode } from "../src/physical.js";
+import { PlanError } from "../../packages/planner/src/optimizer/errors.js";
+import type { PhysicalDag, PhysicalNode } from "../../packages/planner/src/physical.js";
 import { explainScript, planScript } from "./plan-helpers.js";
 
 const DDL = `

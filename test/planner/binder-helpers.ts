@@ -1,9 +1,10 @@
+import { connectorCatalog } from "@weir/connectors";
 import { parse } from "@weir/parser";
-import type { BoundStatement } from "../src/binder/index.js";
-import { bindStatement } from "../src/binder/index.js";
-import { Catalog } from "../src/catalog/catalog.js";
-import { Session } from "../src/catalog/session.js";
-import { printLogical, printSchema } from "../src/logical-printer.js";
+import type { BoundStatement } from "../../packages/planner/src/binder/index.js";
+import { bindStatement } from "../../packages/planner/src/binder/index.js";
+import { Catalog } from "../../packages/planner/src/catalog/catalog.js";
+import { Session } from "../../packages/planner/src/catalog/session.js";
+import { printLogical, printSchema } from "../../packages/planner/src/logical-printer.js";
 
 /** Tables most binder tests read. */
 export const PRELUDE = `
@@ -40,7 +41,11 @@ export interface Bound {
 }
 
 /** Parses and binds a script statement by statement, as `weir run` would. */
-export function bindScript(sql: string, catalog = new Catalog(), session = new Session()): Bound {
+export function bindScript(
+  sql: string,
+  catalog = new Catalog(connectorCatalog()),
+  session = new Session(),
+): Bound {
   const { statements, diagnostics } = parse(sql);
   const errors = diagnostics.map(format);
   const out: BoundStatement[] = [];
@@ -74,7 +79,7 @@ export function planText(b: Bound): string {
 
 /** Binds PRELUDE, then `sql`; the prelude's line count is subtracted from error positions. */
 export function bindWithPrelude(sql: string): Bound {
-  const catalog = new Catalog();
+  const catalog = new Catalog(connectorCatalog());
   const session = new Session();
   const pre = bindScript(PRELUDE, catalog, session);
   if (pre.errors.length > 0) throw new Error(`prelude: ${pre.errors.join("; ")}`);
